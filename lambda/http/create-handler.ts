@@ -1,0 +1,63 @@
+import type { Authenticate } from "../auth/authenticate.ts";
+import { logRequest } from "../log.ts";
+import { createPlant } from "../plants/create-plant.ts";
+import { parseNewPlant } from "../request/parse-new-plant.ts";
+import type { PlantStore } from "../store/plant-store.ts";
+import {
+  type ApiGatewayEvent,
+  type ApiGatewayResult,
+  type LambdaContext,
+  toApiGatewayResult,
+  toHttpRequest,
+} from "./api-gateway.ts";
+import { toErrorAnswer } from "./error-response.ts";
+
+export interface Dependencies {
+  authenticate: Authenticate;
+  store: PlantStore;
+}
+
+export type Handler = (event: ApiGatewayEvent, context?: LambdaContext) => Promise<ApiGatewayResult>;
+
+/**
+ * POST /plants over API Gateway: authenticate before reading the body, parse, create, answer.
+ * It never throws: every failure becomes an Error body and one log line.
+ */
+export function createHandler({ authenticate, store }: Dependencies): Handler {
+  return async (event, context) => {
+    const startedAt = performance.now();
+    const request = toHttpRequest(event, context);
+    let plantId: string | undefined;
+    try {
+      await authenticate(request.headers.get("authorization"));
+      const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
+      plantId = newPlant.id.toString();
+      const plant = await createPlant(store, newPlant);
+      logRequest({ requestId: request.requestId, status: 200, latencyMs: elapsed(startedAt), plantId });
+      return toApiGatewayResult({ status: 200, body: plant });
+    } catch (error) {
+      const { response, kind } = toErrorAnswer(error, request.requestId);
+      logRequest({
+        requestId: request.requestId,
+        status: response.status,
+        latencyMs: elapsed(startedAt),
+        errorKind: kind,
+        ...(plantId === undefined ? {} : { plantId }),
+        ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
+      });
+      return toApiGatewayResult(response);
+    }
+  };
+}
+
+function elapsed(startedAt: number): number {
+  return Math.round((performance.now() - startedAt) * 100) / 100;
+}
+
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const causes: string[] = [];
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause)
+    causes.push(cause.message);
+  return [error.stack ?? error.message, ...causes.map((message) => `caused by: ${message}`)].join("\n");
+}

@@ -1,0 +1,213 @@
+/**
+ * A strict JSON parser (RFC 8259, with the I-JSON rules of RFC 7493) that never rounds an integer.
+ *
+ * `JSON.parse` turns 9007199254740993 into 9007199254740992, and Node 20 has no source-text access
+ * to recover the digits, so ids are parsed here instead:
+ * - an integer value (written `12`, `1.2e1` or `12.0`) comes back as a `number` when it is a safe
+ *   integer, and as a `bigint` otherwise, digit for digit (very long ones, far past int64, as an
+ *   inexact `number`, which no int64 check accepts);
+ * - any other number comes back as a `number`, or as NaN when its nearest double is an integer
+ *   (`1e-400`, `1.0000000000000000001`), so that no integer check can accept a rounded value.
+ * Objects have no prototype (a `__proto__` key is an ordinary key), duplicate keys, unpaired
+ * surrogates and nesting deeper than `maxDepth` are refused.
+ */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+export class JsonSyntaxError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly position: number,
+  ) {
+    super(`${reason} at position ${position}`);
+    this.name = "JsonSyntaxError";
+  }
+}
+
+/** More digits than this is far outside int64; such integers are not worth an exact BigInt. */
+const MAX_EXACT_INTEGER_DIGITS = 40;
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const NUMBER_PATTERN = /-?(?:0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings may not hold raw control characters.
+const PLAIN_STRING_CHARS = /[^"\\\u0000-\u001f]*/y;
+const ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
+
+export function parseJson(text: string, maxDepth = 32): JsonValue {
+  let position = 0;
+
+  const fail = (reason: string): never => {
+    throw new JsonSyntaxError(reason, position);
+  };
+
+  const skipWhitespace = (): void => {
+    for (;;) {
+      const code = text.charCodeAt(position);
+      if (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) position++;
+      else return;
+    }
+  };
+
+  const expectLiteral = (literal: string, value: JsonValue): JsonValue => {
+    if (!text.startsWith(literal, position)) fail("unexpected token");
+    position += literal.length;
+    return value;
+  };
+
+  const parseString = (): string => {
+    position++; // opening quote
+    let result = "";
+    for (;;) {
+      PLAIN_STRING_CHARS.lastIndex = position;
+      PLAIN_STRING_CHARS.exec(text);
+      result += text.slice(position, PLAIN_STRING_CHARS.lastIndex);
+      position = PLAIN_STRING_CHARS.lastIndex;
+      const char = text[position];
+      if (char === '"') {
+        position++;
+        if (!result.isWellFormed()) fail("string with an unpaired surrogate");
+        return result;
+      }
+      if (char === undefined) fail("unterminated string");
+      if (char !== "\\") fail("control character in string");
+      const escapeLetter = text[position + 1] ?? "";
+      if (escapeLetter === "u") {
+        const hex = text.slice(position + 2, position + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("bad \\u escape");
+        result += String.fromCharCode(Number.parseInt(hex, 16));
+        position += 6;
+      } else {
+        const unescaped = ESCAPES[escapeLetter];
+        if (unescaped === undefined) fail("bad escape");
+        result += unescaped;
+        position += 2;
+      }
+    }
+  };
+
+  const parseNumber = (): number | bigint => {
+    NUMBER_PATTERN.lastIndex = position;
+    const match = NUMBER_PATTERN.exec(text);
+    if (match === null) return fail("unexpected token");
+    const lexeme = match[0];
+    position += lexeme.length;
+    return exactNumber(lexeme, match[1] ?? "", match[2]);
+  };
+
+  const parseValue = (depth: number): JsonValue => {
+    skipWhitespace();
+    const char = text[position];
+    switch (char) {
+      case "{":
+        return parseObject(depth + 1);
+      case "[":
+        return parseArray(depth + 1);
+      case '"':
+        return parseString();
+      case "t":
+        return expectLiteral("true", true);
+      case "f":
+        return expectLiteral("false", false);
+      case "n":
+        return expectLiteral("null", null);
+      case undefined:
+        return fail("unexpected end of input");
+      default:
+        return parseNumber();
+    }
+  };
+
+  const parseObject = (depth: number): JsonValue => {
+    if (depth > maxDepth) fail("nesting too deep");
+    position++;
+    const object: { [key: string]: JsonValue } = Object.create(null);
+    skipWhitespace();
+    if (text[position] === "}") {
+      position++;
+      return object;
+    }
+    for (;;) {
+      skipWhitespace();
+      if (text[position] !== '"') fail("expected a property name");
+      const keyPosition = position;
+      const key = parseString();
+      if (Object.hasOwn(object, key)) {
+        position = keyPosition;
+        fail(`duplicate property '${key}'`);
+      }
+      skipWhitespace();
+      if (text[position] !== ":") fail("expected ':'");
+      position++;
+      object[key] = parseValue(depth);
+      skipWhitespace();
+      const separator = text[position++];
+      if (separator === "}") return object;
+      if (separator !== ",") {
+        position--;
+        fail("expected ',' or '}'");
+      }
+    }
+  };
+
+  const parseArray = (depth: number): JsonValue => {
+    if (depth > maxDepth) fail("nesting too deep");
+    position++;
+    const array: JsonValue[] = [];
+    skipWhitespace();
+    if (text[position] === "]") {
+      position++;
+      return array;
+    }
+    for (;;) {
+      array.push(parseValue(depth));
+      skipWhitespace();
+      const separator = text[position++];
+      if (separator === "]") return array;
+      if (separator !== ",") {
+        position--;
+        fail("expected ',' or ']'");
+      }
+    }
+  };
+
+  const value = parseValue(0);
+  skipWhitespace();
+  if (position !== text.length) fail("unexpected data after the JSON value");
+  return value;
+}
+
+function exactNumber(lexeme: string, fraction: string, exponentText: string | undefined): number | bigint {
+  const negative = lexeme.startsWith("-");
+  const integerPart = lexeme.slice(negative ? 1 : 0).split(/[.eE]/, 1)[0] ?? "";
+  let digits = (integerPart + fraction).replace(/^0+/, "");
+  if (digits === "") return negative ? -0 : 0;
+  const exponent = Number(exponentText ?? "0");
+  let scale = exponent - fraction.length;
+  const trailingZeros = digits.length - digits.replace(/0+$/, "").length;
+  digits = digits.slice(0, digits.length - trailingZeros);
+  scale += trailingZeros;
+
+  if (scale < 0) {
+    const nearest = Number(lexeme);
+    return Number.isInteger(nearest) ? Number.NaN : nearest;
+  }
+  if (digits.length + scale > MAX_EXACT_INTEGER_DIGITS) return Number(lexeme);
+  if (fraction === "" && exponentText === undefined && digits.length <= 15) return Number(lexeme);
+  const exact = BigInt((negative ? "-" : "") + digits + "0".repeat(scale));
+  return exact >= MIN_SAFE && exact <= MAX_SAFE ? Number(exact) : exact;
+}

@@ -1,0 +1,83 @@
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
+import { type SchemaError, validate } from "../generated/validate-new-plant.js";
+import type { NewPlant } from "../plants/plant.ts";
+import { JsonSyntaxError, parseJson } from "./lossless-json.ts";
+
+export const MAX_BODY_BYTES = 16_384;
+const MAX_NESTING_DEPTH = 32;
+const INT64_RANGE = "between -9223372036854775808 and 9223372036854775807";
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The body as API Gateway hands it over: text, or bytes when it was base64-encoded. */
+export type RequestBody = string | Uint8Array | undefined;
+
+/** Turns a request's Content-Type and body into a NewPlant, or throws the 4xx that says why not. */
+export function parseNewPlant(contentType: string | undefined, body: RequestBody): NewPlant {
+  requireJsonMediaType(contentType);
+  const text = bodyText(body);
+  let value: unknown;
+  try {
+    value = parseJson(text, MAX_NESTING_DEPTH);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      throw new BadRequestError(`the body is not valid JSON: ${error.reason} at position ${error.position}`);
+    }
+    throw error;
+  }
+  if (!validate(value)) throw new BadRequestError(describeSchemaErrors(validate.errors ?? []));
+  const { id, name, tag } = value as { id: number | bigint; name: string; tag?: string };
+  return tag === undefined ? { id: BigInt(id), name } : { id: BigInt(id), name, tag };
+}
+
+function requireJsonMediaType(contentType: string | undefined): void {
+  const [mediaType = "", ...parameters] = (contentType ?? "").split(";").map((part) => part.trim());
+  const charset = parameters
+    .map((parameter) => /^charset\s*=\s*"?([^"]*)"?$/i.exec(parameter)?.[1])
+    .find((value) => value !== undefined);
+  if (mediaType.toLowerCase() !== "application/json") {
+    throw new UnsupportedMediaTypeError("the Content-Type header must be application/json");
+  }
+  if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
+    throw new UnsupportedMediaTypeError("the Content-Type charset must be utf-8");
+  }
+}
+
+function bodyText(body: RequestBody): string {
+  const size = typeof body === "string" ? Buffer.byteLength(body, "utf8") : (body?.byteLength ?? 0);
+  if (size > MAX_BODY_BYTES) {
+    throw new PayloadTooLargeError(`the body is ${size} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+  }
+  if (size === 0) throw new BadRequestError("the body is required: a NewPlant JSON object");
+  if (typeof body === "string") return body;
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw new BadRequestError("the body is not valid UTF-8");
+  }
+}
+
+function describeSchemaErrors(errors: SchemaError[]): string {
+  return errors.map(describeSchemaError).join("; ");
+}
+
+function describeSchemaError({ instancePath, keyword, params }: SchemaError): string {
+  const field = instancePath.slice(1);
+  switch (keyword) {
+    case "required":
+      return `${params.missingProperty} is required`;
+    case "additionalProperties":
+      return `unknown property '${params.additionalProperty}'`;
+    case "x-exact-integer":
+      return `${field} must be an integer ${INT64_RANGE}`;
+    case "type":
+      return field === "" ? "the body must be a JSON object" : `${field} must be a ${params.type}`;
+    case "minLength":
+      return params.limit === 1
+        ? `${field} must not be empty`
+        : `${field} must have at least ${params.limit} characters`;
+    case "maxLength":
+      return `${field} must have at most ${params.limit} characters`;
+    default:
+      return `${field || "the body"} is invalid (${keyword})`;
+  }
+}
