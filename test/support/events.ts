@@ -32,11 +32,11 @@ export function apiGatewayEvent(version: PayloadVersion, options: EventOptions =
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     headers[version === "2.0" ? name.toLowerCase() : name] = value;
   }
-  const body = "body" in options ? options.body : fixture.body;
+  const body = "body" in options ? options.body : (fixture.body ?? undefined);
   const event: ApiGatewayEvent = {
     ...fixture,
     headers,
-    body: body === undefined ? null : options.base64 ? Buffer.from(body).toString("base64") : body,
+    body: body === undefined || body === null ? null : options.base64 ? Buffer.from(body).toString("base64") : body,
     isBase64Encoded: options.base64 === true,
   };
   if (version === "1.0") {
