@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { readConfig } from "../../lambda/config.ts";
+
+const minimal = {
+  TABLE_NAME: "plants",
+  AWS_REGION: "eu-west-1",
+  AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+  AWS_SECRET_ACCESS_KEY: "secret",
+  JWT_ISSUER: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/",
+};
+
+describe("readConfig", () => {
+  it("derives the defaults a deployed function needs", () => {
+    expect(readConfig(minimal)).toEqual({
+      tableName: "plants",
+      region: "eu-west-1",
+      dynamoDbEndpoint: "https://dynamodb.eu-west-1.amazonaws.com",
+      credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret", sessionToken: undefined },
+      issuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/",
+      jwksUrl: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc/.well-known/jwks.json",
+      audiences: [],
+      clientIds: [],
+      requiredScope: "plants/write",
+      storeDeadlineMs: 3000,
+      storeAttemptTimeoutMs: 1000,
+    });
+  });
+
+  it("honours the standard endpoint variable, the session token and the lists", () => {
+    const config = readConfig({
+      ...minimal,
+      AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:8000/",
+      AWS_SESSION_TOKEN: "session",
+      JWT_AUDIENCE: "api://plants, other",
+      JWT_CLIENT_IDS: "client-a,client-b",
+      JWKS_URL: "https://keys.example/jwks.json",
+      STORE_DEADLINE_MS: "500",
+    });
+    expect(config.dynamoDbEndpoint).toBe("http://127.0.0.1:8000");
+    expect(config.credentials.sessionToken).toBe("session");
+    expect(config.audiences).toEqual(["api://plants", "other"]);
+    expect(config.clientIds).toEqual(["client-a", "client-b"]);
+    expect(config.jwksUrl).toBe("https://keys.example/jwks.json");
+    expect(config.storeAttemptTimeoutMs).toBe(500);
+  });
+
+  it.each([
+    ["TABLE_NAME", "environment variable TABLE_NAME must be set"],
+    ["JWT_ISSUER", "environment variable JWT_ISSUER must be set"],
+    ["AWS_REGION", "environment variable AWS_REGION must be set"],
+    ["AWS_SECRET_ACCESS_KEY", "environment variable AWS_SECRET_ACCESS_KEY must be set"],
+  ])("fails fast without %s", (name, message) => {
+    expect(() => readConfig({ ...minimal, [name]: undefined })).toThrow(message);
+  });
+
+  it("fails fast on a malformed number or URL", () => {
+    expect(() => readConfig({ ...minimal, STORE_DEADLINE_MS: "soon" })).toThrow(
+      "environment variable STORE_DEADLINE_MS must be a positive integer, got 'soon'",
+    );
+    expect(() => readConfig({ ...minimal, JWKS_URL: "keys.json" })).toThrow(
+      "JWKS_URL must be an http(s) URL",
+    );
+  });
+});

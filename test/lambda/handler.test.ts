@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { DependencyUnavailableError } from "../../lambda/errors.ts";
+import { createHandler } from "../../lambda/http/create-handler.ts";
+import { callDynamoDb } from "../../local/dynamodb.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+
+let harness: Harness;
+let token: string;
+let nextId = 1000;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  token = await harness.issuer.mint();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+function body(result: { body: string }): Record<string, unknown> {
+  return JSON.parse(result.body) as Record<string, unknown>;
+}
+
+async function storedItem(id: string): Promise<Record<string, unknown> | undefined> {
+  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
+    TableName: TEST_TABLE,
+    Key: { id: { N: id } },
+    ConsistentRead: true,
+  });
+  return body.Item as Record<string, unknown> | undefined;
+}
+
+describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version) => {
+  it("creates a plant and answers the spec's Plant, without id", async () => {
+    const id = nextId++;
+    const result = await harness.handler(
+      apiGatewayEvent(version, { token, body: JSON.stringify({ id, name: "Fern", tag: "indoor" }) }),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.headers["content-type"]).toBe("application/json");
+    expect(body(result)).toEqual({ name: "Fern", tag: "indoor" });
+    expect(await storedItem(String(id))).toEqual({
+      id: { N: String(id) },
+      name: { S: "Fern" },
+      tag: { S: "indoor" },
+    });
+  });
+
+  it("answers an identical replay with 200 and another content with 409, changing nothing", async () => {
+    const id = nextId++;
+    const create = (name: string) =>
+      harness.handler(apiGatewayEvent(version, { token, body: JSON.stringify({ id, name }) }));
+    expect((await create("Fern")).statusCode).toBe(200);
+    const replay = await create("Fern");
+    expect(replay.statusCode).toBe(200);
+    expect(body(replay)).toEqual({ name: "Fern" });
+    const conflict = await create("Rose");
+    expect(conflict.statusCode).toBe(409);
+    expect(body(conflict)).toEqual({
+      error: 409,
+      message: `a plant with id ${id} already exists with another name or tag`,
+    });
+    expect(await storedItem(String(id))).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
+  });
+
+  it("reads base64-encoded bodies", async () => {
+    const id = nextId++;
+    const result = await harness.handler(
+      apiGatewayEvent(version, { token, base64: true, body: JSON.stringify({ id, name: "Basil" }) }),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(body(result)).toEqual({ name: "Basil" });
+  });
+
+  it("reads header names in any case", async () => {
+    const event = apiGatewayEvent(version, {
+      withoutHeaders: ["content-type"],
+      headers: { "CONTENT-TYPE": "application/json; charset=utf-8", AuThOrIzAtIoN: `bearer ${token}` },
+      body: JSON.stringify({ id: nextId++, name: "Ivy" }),
+    });
+    expect((await harness.handler(event)).statusCode).toBe(200);
+  });
+
+  it("answers a missing body with 400", async () => {
+    const result = await harness.handler(apiGatewayEvent(version, { token, body: undefined }));
+    expect(result.statusCode).toBe(400);
+    expect(body(result)).toEqual({ error: 400, message: "the body is required: a NewPlant JSON object" });
+  });
+
+  it("answers a missing token with 401 and a bare Bearer challenge, before reading the body", async () => {
+    const result = await harness.handler(apiGatewayEvent(version, { body: "not json at all" }));
+    expect(result.statusCode).toBe(401);
+    expect(result.headers["www-authenticate"]).toBe('Bearer realm="plants"');
+    expect(body(result)).toEqual({ error: 401, message: "the Authorization header is missing" });
+  });
+
+  it("answers another scheme with 401 and a bare challenge", async () => {
+    const result = await harness.handler(
+      apiGatewayEvent(version, { headers: { Authorization: "Basic dXNlcjpwYXNz" } }),
+    );
+    expect(result.statusCode).toBe(401);
+    expect(result.headers["www-authenticate"]).toBe('Bearer realm="plants"');
+    expect(body(result).message).toBe("the Authorization header must carry a Bearer token");
+  });
+
+  it("answers an invalid token with 401 invalid_token", async () => {
+    const [header, payload] = token.split(".");
+    const result = await harness.handler(
+      apiGatewayEvent(version, { token: `${header}.${payload}.c2lnbmF0dXJl` }),
+    );
+    expect(result.statusCode).toBe(401);
+    expect(result.headers["www-authenticate"]).toBe(
+      'Bearer realm="plants", error="invalid_token", error_description="the token is invalid: bad signature"',
+    );
+    expect(body(result)).toEqual({ error: 401, message: "the token is invalid: bad signature" });
+  });
+
+  it("answers an expired token with 401 invalid_token", async () => {
+    const expired = await harness.issuer.mint({ expiresInSeconds: -60 });
+    const result = await harness.handler(apiGatewayEvent(version, { token: expired }));
+    expect(result.statusCode).toBe(401);
+    expect(result.headers["www-authenticate"]).toContain('error="invalid_token"');
+    expect(body(result).message).toBe("the token has expired");
+  });
+
+  it("answers a token without plants/write with 403 insufficient_scope", async () => {
+    const readOnly = await harness.issuer.mint({ scope: "plants/read" });
+    const result = await harness.handler(apiGatewayEvent(version, { token: readOnly }));
+    expect(result.statusCode).toBe(403);
+    expect(result.headers["www-authenticate"]).toBe(
+      'Bearer realm="plants", error="insufficient_scope", scope="plants/write"',
+    );
+    expect(body(result)).toEqual({ error: 403, message: "the token lacks the scope 'plants/write'" });
+  });
+
+  it("answers a non-JSON content type with 415 and an oversized body with 413", async () => {
+    const textPlain = await harness.handler(
+      apiGatewayEvent(version, { token, headers: { "Content-Type": "text/plain" } }),
+    );
+    expect(textPlain.statusCode).toBe(415);
+    expect(body(textPlain).error).toBe(415);
+    const huge = JSON.stringify({ id: 1, name: "x".repeat(20_000) });
+    const tooLarge = await harness.handler(apiGatewayEvent(version, { token, body: huge }));
+    expect(tooLarge.statusCode).toBe(413);
+    expect(body(tooLarge)).toEqual({
+      error: 413,
+      message: `the body is ${Buffer.byteLength(huge)} bytes; at most 16384 are accepted`,
+    });
+  });
+});
+
+describe("int64 ids", () => {
+  const create = (id: string, name = "Fern") =>
+    harness.handler(apiGatewayEvent("2.0", { token, body: `{"id":${id},"name":"${name}"}` }));
+
+  it("stores the extremes of the range exactly", async () => {
+    for (const id of ["9223372036854775807", "-9223372036854775808", "0"]) {
+      expect((await create(id)).statusCode).toBe(200);
+      expect(await storedItem(id)).toEqual({ id: { N: id }, name: { S: "Fern" } });
+    }
+  });
+
+  it("keeps 2^53 and 2^53 + 1 apart", async () => {
+    expect((await create("9007199254740992", "Even")).statusCode).toBe(200);
+    expect((await create("9007199254740993", "Odd")).statusCode).toBe(200);
+    expect(await storedItem("9007199254740992")).toMatchObject({ name: { S: "Even" } });
+    expect(await storedItem("9007199254740993")).toMatchObject({ name: { S: "Odd" } });
+  });
+
+  it("refuses 2^63 with 400", async () => {
+    const result = await create("9223372036854775808");
+    expect(result.statusCode).toBe(400);
+    expect(body(result).message).toBe(
+      "id must be an integer between -9223372036854775808 and 9223372036854775807",
+    );
+  });
+
+  it("logs the id exactly", async () => {
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      await create("9223372036854775806");
+      const line = JSON.parse(String(write.mock.calls.at(-1)?.[0])) as Record<string, unknown>;
+      expect(line.plantId).toBe("9223372036854775806");
+    } finally {
+      write.mockRestore();
+    }
+  });
+});
+
+describe("failures", () => {
+  it("answers a bug with a generic 500 naming the request id, and logs the details", async () => {
+    const handler = createHandler({
+      authenticate: harness.dependencies.authenticate,
+      store: {
+        putIfAbsent: () => Promise.reject(new TypeError("secret internals: cannot read 'x' of undefined")),
+      },
+    });
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      const result = await handler(apiGatewayEvent("2.0", { token }));
+      expect(result.statusCode).toBe(500);
+      expect(body(result)).toEqual({ error: 500, message: "internal error; request id CwDvjgQ6joEEMkQ=" });
+      expect(result.body).not.toContain("secret internals");
+      const line = JSON.parse(String(write.mock.calls.at(-1)?.[0])) as Record<string, unknown>;
+      expect(line).toMatchObject({
+        level: "ERROR",
+        status: 500,
+        errorKind: "internal_error",
+        requestId: "CwDvjgQ6joEEMkQ=",
+      });
+      expect(String(line.detail)).toContain("secret internals");
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it("answers an unavailable store with 503 and Retry-After", async () => {
+    const handler = createHandler({
+      authenticate: harness.dependencies.authenticate,
+      store: {
+        putIfAbsent: () =>
+          Promise.reject(new DependencyUnavailableError("the plant store is unavailable", 1)),
+      },
+    });
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      const result = await handler(apiGatewayEvent("1.0", { token }));
+      expect(result.statusCode).toBe(503);
+      expect(result.headers["retry-after"]).toBe("1");
+      expect(body(result)).toEqual({ error: 503, message: "the plant store is unavailable" });
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it("never throws, even on an event that is not an API Gateway event", async () => {
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      for (const event of [null, {}, { headers: null, body: 5 }, { requestContext: null }]) {
+        const result = await harness.handler(event as never);
+        expect(result.statusCode).toBe(401);
+      }
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it("writes one JSON log line per request with status, latency, request id and error kind, never the token", async () => {
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      await harness.handler(apiGatewayEvent("2.0", { token, body: '{"id":1,"name":5}' }));
+      expect(write).toHaveBeenCalledTimes(1);
+      const output = String(write.mock.calls[0]?.[0]);
+      expect(output.endsWith("\n")).toBe(true);
+      const line = JSON.parse(output) as Record<string, unknown>;
+      expect(line).toMatchObject({
+        level: "INFO",
+        requestId: "CwDvjgQ6joEEMkQ=",
+        status: 400,
+        errorKind: "bad_request",
+      });
+      expect(typeof line.latencyMs).toBe("number");
+      expect(output).not.toContain(token);
+      expect(output).not.toContain(token.split(".")[2]);
+    } finally {
+      write.mockRestore();
+    }
+  });
+});

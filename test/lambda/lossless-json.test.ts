@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { JsonSyntaxError, parseJson } from "../../lambda/request/lossless-json.ts";
+
+describe("parseJson", () => {
+  it("parses what JSON.parse parses, for ordinary documents", () => {
+    const text = '{"a":[1,-2.5,true,false,null,"x\\n\\u00e9\\ud83c\\udf3f"],"b":{"c":""},"d":1e2}';
+    expect(JSON.stringify(parseJson(text))).toBe(JSON.stringify(JSON.parse(text)));
+  });
+
+  it("keeps integers beyond 2^53 digit for digit", () => {
+    expect(parseJson("9007199254740993")).toBe(9007199254740993n);
+    expect(parseJson("9007199254740992")).toBe(9007199254740992n);
+    expect(parseJson("-9223372036854775808")).toBe(-9223372036854775808n);
+    expect(parseJson("9223372036854775808")).toBe(9223372036854775808n);
+  });
+
+  it("returns safe integers as numbers, whatever their notation", () => {
+    expect(parseJson("1e3")).toBe(1000);
+    expect(parseJson("1.0")).toBe(1);
+    expect(parseJson("12.5e1")).toBe(125);
+    expect(parseJson("9007199254740991")).toBe(9007199254740991);
+    expect(Object.is(parseJson("-0"), -0)).toBe(true);
+  });
+
+  it("keeps large integers written with a fraction or exponent exact", () => {
+    expect(parseJson("9007199254740993.0")).toBe(9007199254740993n);
+    expect(parseJson("9.007199254740993e15")).toBe(9007199254740993n);
+  });
+
+  it("never lets a fraction round to an integer", () => {
+    expect(parseJson("1.5")).toBe(1.5);
+    expect(parseJson("1e-400")).toBeNaN();
+    expect(parseJson("1.00000000000000000001")).toBeNaN();
+  });
+
+  it("leaves far-out-of-range integers inexact rather than spending time on them", () => {
+    expect(parseJson("1e400")).toBe(Number.POSITIVE_INFINITY);
+    expect(typeof parseJson(`1${"0".repeat(100)}`)).toBe("number");
+  });
+
+  it("treats __proto__ as an ordinary key", () => {
+    const value = parseJson('{"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(["__proto__"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([
+    ['{"id":1,"id":2}', "duplicate property 'id'"],
+    ['"\\ud800"', "unpaired surrogate"],
+    ["[1,]", "unexpected token"],
+    ['{"a":1', "expected ',' or '}'"],
+    ['"a\u0001"', "control character"],
+    ["01", "unexpected data"],
+    ["", "unexpected end"],
+    ["NaN", "unexpected token"],
+    ['{"a":1} x', "unexpected data"],
+    [`${"[".repeat(40)}${"]".repeat(40)}`, "nesting too deep"],
+  ])("refuses %j (%s)", (text, reason) => {
+    expect(() => parseJson(text)).toThrow(JsonSyntaxError);
+    expect(() => parseJson(text)).toThrow(reason);
+  });
+});

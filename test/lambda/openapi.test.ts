@@ -1,0 +1,29 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { generateValidatorSource, VALIDATOR_PATH } from "../../tools/generate-validator.ts";
+
+const document = parse(readFileSync(new URL("../../openapi/openapi.yaml", import.meta.url), "utf8"), {
+  intAsBigInt: true,
+}) as {
+  components: { schemas: Record<string, { required?: string[]; properties: Record<string, unknown> }> };
+};
+
+describe("the OpenAPI document", () => {
+  it("is what the committed validator was generated from (run npm run generate after editing it)", () => {
+    expect(readFileSync(VALIDATOR_PATH, "utf8")).toBe(generateValidatorSource());
+  });
+
+  it("keeps the spec's shapes: Plant without id, NewPlant requiring id and name, Error", () => {
+    const { Plant, NewPlant, Error } = document.components.schemas;
+    expect(Object.keys(Plant?.properties ?? {})).toEqual(["name", "tag"]);
+    expect(NewPlant?.required).toEqual(["id", "name"]);
+    expect(NewPlant?.properties.id).toMatchObject({
+      type: "integer",
+      format: "int64",
+      minimum: -9223372036854775808n,
+      maximum: 9223372036854775807n,
+    });
+    expect(Error?.required).toEqual(["error", "message"]);
+  });
+});
