@@ -15,7 +15,7 @@ describe("the OpenAPI document", () => {
   });
 
   it("keeps the spec's shapes: Plant without id, NewPlant requiring id and name, Error", () => {
-    const { Plant, NewPlant, Error } = document.components.schemas;
+    const { Plant, NewPlant, Error: ErrorSchema } = document.components.schemas;
     expect(Object.keys(Plant?.properties ?? {})).toEqual(["name", "tag"]);
     expect(NewPlant?.required).toEqual(["id", "name"]);
     expect(NewPlant?.properties.id).toMatchObject({
@@ -24,6 +24,6 @@ describe("the OpenAPI document", () => {
       minimum: -9223372036854775808n,
       maximum: 9223372036854775807n,
     });
-    expect(Error?.required).toEqual(["error", "message"]);
+    expect(ErrorSchema?.required).toEqual(["error", "message"]);
   });
 });

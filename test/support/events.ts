@@ -36,7 +36,12 @@ export function apiGatewayEvent(version: PayloadVersion, options: EventOptions =
   const event: ApiGatewayEvent = {
     ...fixture,
     headers,
-    body: body === undefined || body === null ? null : options.base64 ? Buffer.from(body).toString("base64") : body,
+    body:
+      body === undefined || body === null
+        ? null
+        : options.base64
+          ? Buffer.from(body).toString("base64")
+          : body,
     isBase64Encoded: options.base64 === true,
   };
   if (version === "1.0") {
