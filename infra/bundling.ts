@@ -1,0 +1,20 @@
+import { type BundlingOptions, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { BUNDLE_OPTIONS } from "../tools/bundle-options.ts";
+
+const OUTPUT_FORMATS = { esm: OutputFormat.ESM, cjs: OutputFormat.CJS } as const;
+
+/** NodejsFunction bundling built from the shared bundle description, so local and deployed bundles match. */
+export function bundlingFromBundleOptions(): BundlingOptions {
+  return {
+    format: OUTPUT_FORMATS[BUNDLE_OPTIONS.format],
+    minify: BUNDLE_OPTIONS.minify,
+    sourceMap: BUNDLE_OPTIONS.sourcemap,
+    sourcesContent: BUNDLE_OPTIONS.sourcesContent,
+    target: BUNDLE_OPTIONS.target,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    // NodejsFunction has no `conditions` property; esbuild takes them as one comma-separated flag.
+    esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
+    // The handler uses global fetch and aws4fetch instead of the AWS SDK: bundle everything.
+    externalModules: [],
+  };
+}

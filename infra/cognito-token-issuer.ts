@@ -1,0 +1,119 @@
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import {
+  AccountRecovery,
+  FeaturePlan,
+  OAuthScope,
+  ResourceServerScope,
+  UserPool,
+  type UserPoolClient,
+  type UserPoolDomain,
+} from "aws-cdk-lib/aws-cognito";
+import { Construct } from "constructs";
+import { RESOURCE_SERVER_IDENTIFIER, WRITE_SCOPE_NAME } from "./stack-outputs.ts";
+
+export interface CognitoTokenIssuerProps {
+  /** Globally unique (per region) prefix of the Cognito domain; derived when absent. */
+  readonly domainPrefix: string | undefined;
+}
+
+/**
+ * A user pool that exists only to issue machine tokens: one confidential app client that may use the
+ * client-credentials grant for the `plants/write` scope. Nobody signs up or signs in.
+ */
+export class CognitoTokenIssuer extends Construct {
+  readonly userPool: UserPool;
+  readonly client: UserPoolClient;
+  readonly domain: UserPoolDomain;
+  /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`, the `iss` of its tokens. */
+  readonly issuerUrl: string;
+  readonly tokenEndpoint: string;
+
+  constructor(scope: Construct, id: string, props: CognitoTokenIssuerProps) {
+    super(scope, id);
+
+    this.userPool = new UserPool(this, "UserPool", {
+      selfSignUpEnabled: false,
+      accountRecovery: AccountRecovery.NONE,
+      // Essentials is the default plan; client-credentials grants are billed per token request on any plan.
+      featurePlan: FeaturePlan.ESSENTIALS,
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+      },
+      // The pool holds no user data, only the client; a new deployment issues a new client id and secret.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.userPool).acknowledge(
+      {
+        id: "AwsSolutions-COG2",
+        reason:
+          "The pool has no users and no sign-in flow (no self sign-up, the only client is limited to the " +
+          "client-credentials grant); MFA applies to user sign-in only.",
+      },
+      {
+        id: "AwsSolutions-COG8",
+        reason:
+          "Plus-plan threat protection analyses user sign-ins; this pool only issues client-credentials " +
+          "tokens, so Plus would add cost and no protection.",
+      },
+    );
+
+    const writeScope = new ResourceServerScope({
+      scopeName: WRITE_SCOPE_NAME,
+      scopeDescription: "Create plants",
+    });
+    const resourceServer = this.userPool.addResourceServer("PlantsResourceServer", {
+      identifier: RESOURCE_SERVER_IDENTIFIER,
+      userPoolResourceServerName: "Plant Store API",
+      scopes: [writeScope],
+    });
+
+    this.client = this.userPool.addClient("MachineClient", {
+      generateSecret: true,
+      // A non-empty authFlows makes CDK list the flows explicitly; with every user flow off only
+      // ALLOW_REFRESH_TOKEN_AUTH remains, and the client-credentials grant never issues refresh tokens.
+      authFlows: {
+        userSrp: false,
+        custom: false,
+        userPassword: false,
+        adminUserPassword: false,
+        user: false,
+      },
+      oAuth: {
+        flows: { clientCredentials: true },
+        scopes: [OAuthScope.resourceServer(resourceServer, writeScope)],
+      },
+      accessTokenValidity: Duration.hours(1),
+      enableTokenRevocation: true,
+      preventUserExistenceErrors: true,
+    });
+
+    this.domain = this.userPool.addDomain("Domain", {
+      cognitoDomain: { domainPrefix: props.domainPrefix ?? derivedDomainPrefix(this) },
+    });
+
+    const stack = Stack.of(this);
+    // Built by hand because the handler compares it with `iss` byte for byte.
+    this.issuerUrl = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
+    this.tokenEndpoint = `${this.domain.baseUrl()}/oauth2/token`;
+  }
+}
+
+/**
+ * `<stack name>-<first block of the stack's UUID>`: unique per deployed stack, stable across updates and,
+ * unlike the account id, reveals nothing. Cognito forbids "aws", "amazon" and "cognito" in prefixes.
+ */
+function derivedDomainPrefix(scope: Construct): string {
+  const stackNamePart = Stack.of(scope)
+    .stackName.toLowerCase()
+    .replace(/aws|amazon|cognito/g, "")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
+  const stackUuid = Fn.select(2, Fn.split("/", Stack.of(scope).stackId));
+  const stackUuidFirstBlock = Fn.select(0, Fn.split("-", stackUuid));
+  return Fn.join("-", [stackNamePart || "plant-store", stackUuidFirstBlock]);
+}

@@ -1,0 +1,222 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpStage,
+  LogGroupLogDestination,
+  PayloadFormatVersion,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { HANDLER_ENTRY, HANDLER_EXPORT } from "../tools/bundle-options.ts";
+import { PlantStoreAlarms } from "./alarms.ts";
+import { bundlingFromBundleOptions } from "./bundling.ts";
+import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
+import type { PlantStoreConfig } from "./config.ts";
+import { OUTPUT_KEYS, WRITE_SCOPE } from "./stack-outputs.ts";
+
+export interface PlantStoreStackProps extends StackProps {
+  readonly config: PlantStoreConfig;
+}
+
+/** How long the handler keeps retrying the store before it answers 503 (the handler's default). */
+export const STORE_DEADLINE = Duration.seconds(3);
+/**
+ * Comfortably above STORE_DEADLINE: a cold start also pays for init and the first JWKS fetch before the
+ * store is tried, and a timeout would turn the handler's own 503 into the gateway's bare 500. It stays far
+ * below the HTTP API's 30 s integration limit.
+ */
+export const FUNCTION_TIMEOUT = Duration.seconds(10);
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** POST /plants: HTTP API -> Lambda -> DynamoDB, with a Cognito user pool issuing machine tokens by default. */
+export class PlantStoreStack extends Stack {
+  constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    const table = new Table(this, "PlantsTable", {
+      partitionKey: { name: "id", type: AttributeType.NUMBER },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      // Encrypted at rest with the AWS managed key aws/dynamodb: key use shows in CloudTrail, no key to manage.
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const tokenVerification = this.createTokenVerification(config.tokenIssuer);
+
+    const functionLogGroup = new LogGroup(this, "HandlerLogGroup", {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // A role of our own instead of the default one, which carries the AWSLambdaBasicExecutionRole managed
+    // policy (log writes to every log group in the account): this one writes to its own and touches one table.
+    const handlerRole = new Role(this, "HandlerRole", {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+      description: "Plant Store handler: its log group, PutItem and GetItem on the plants table",
+    });
+    functionLogGroup.grantWrite(handlerRole);
+    handlerRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        // PutItem stores a plant; GetItem (after a failed condition) tells a replay from a conflict.
+        actions: ["dynamodb:PutItem", "dynamodb:GetItem"],
+        resources: [table.tableArn],
+      }),
+    );
+
+    const handler = new NodejsFunction(this, "Handler", {
+      entry: HANDLER_ENTRY,
+      handler: HANDLER_EXPORT,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: config.memorySizeMb,
+      timeout: FUNCTION_TIMEOUT,
+      reservedConcurrentExecutions: config.reservedConcurrency,
+      role: handlerRole,
+      logGroup: functionLogGroup,
+      loggingFormat: LoggingFormat.JSON,
+      bundling: bundlingFromBundleOptions(),
+      environment: {
+        TABLE_NAME: table.tableName,
+        ...tokenVerification.environment,
+        STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
+        NODE_OPTIONS: "--enable-source-maps",
+      },
+    });
+
+    const api = new HttpApi(this, "Api", {
+      description: "Plant Store: POST /plants",
+      createDefaultStage: false,
+      corsPreflight:
+        config.corsAllowOrigins === undefined
+          ? undefined
+          : {
+              allowOrigins: config.corsAllowOrigins,
+              allowMethods: [CorsHttpMethod.POST],
+              allowHeaders: ["authorization", "content-type"],
+              maxAge: Duration.hours(1),
+            },
+    });
+    api.addRoutes({
+      path: "/plants",
+      methods: [HttpMethod.POST],
+      integration: new HttpLambdaIntegration("HandlerIntegration", handler, {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      }),
+    });
+    Validations.of(api).acknowledge({
+      id: "AwsSolutions-APIG4",
+      reason:
+        "The handler authorizes every request itself (JWT signature, issuer, client or audience, scope) " +
+        "so that a missing or bad token gets the spec's Error body and a WWW-Authenticate header; a " +
+        "gateway authorizer answers with its own body.",
+    });
+
+    const accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    new HttpStage(this, "DefaultStage", {
+      httpApi: api,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogGroup),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    new PlantStoreAlarms(this, "Alarms", { api, handler, table, alarmEmail: config.alarmEmail });
+
+    new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
+      // The $default stage has no path segment of its own.
+      value: `${api.apiEndpoint}/plants`,
+      description: "POST a NewPlant here with Authorization: Bearer <access token>",
+    });
+    new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
+    new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
+    new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: functionLogGroup.logGroupName });
+    new CfnOutput(this, OUTPUT_KEYS.accessLogGroupName, { value: accessLogGroup.logGroupName });
+    const { cognitoIssuer: issuer } = tokenVerification;
+    if (issuer) {
+      const { userPoolId } = issuer.userPool;
+      const clientId = issuer.client.userPoolClientId;
+      new CfnOutput(this, OUTPUT_KEYS.tokenEndpoint, { value: issuer.tokenEndpoint });
+      new CfnOutput(this, OUTPUT_KEYS.clientId, { value: clientId });
+      new CfnOutput(this, OUTPUT_KEYS.userPoolId, { value: userPoolId });
+      new CfnOutput(this, OUTPUT_KEYS.clientSecretCommand, {
+        value:
+          `aws cognito-idp describe-user-pool-client --region ${this.region} --user-pool-id ${userPoolId} ` +
+          `--client-id ${clientId} --query UserPoolClient.ClientSecret --output text`,
+        description: "Prints the app client's secret (the secret itself is never an output)",
+      });
+    }
+  }
+
+  /** The Cognito issuer (unless the user brings one) and the environment that tells the handler about it. */
+  private createTokenVerification(tokenIssuer: PlantStoreConfig["tokenIssuer"]): {
+    cognitoIssuer: CognitoTokenIssuer | undefined;
+    issuerUrl: string;
+    environment: Record<string, string>;
+  } {
+    if (tokenIssuer.kind === "external") {
+      return {
+        cognitoIssuer: undefined,
+        issuerUrl: tokenIssuer.issuer,
+        environment: definedOnly({
+          JWT_ISSUER: tokenIssuer.issuer,
+          JWT_AUDIENCE: tokenIssuer.audience,
+          JWT_CLIENT_IDS: tokenIssuer.clientIds,
+          JWKS_URL: tokenIssuer.jwksUrl,
+          REQUIRED_SCOPE: tokenIssuer.requiredScope,
+        }),
+      };
+    }
+    const cognitoIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
+      domainPrefix: tokenIssuer.domainPrefix,
+    });
+    return {
+      cognitoIssuer,
+      issuerUrl: cognitoIssuer.issuerUrl,
+      environment: {
+        JWT_ISSUER: cognitoIssuer.issuerUrl,
+        // Cognito client-credentials access tokens carry no aud; client_id names the app client.
+        JWT_CLIENT_IDS: cognitoIssuer.client.userPoolClientId,
+        REQUIRED_SCOPE: WRITE_SCOPE,
+      },
+    };
+  }
+}
+
+/** One JSON object per request; `$context` variables of HTTP APIs. */
+const ACCESS_LOG_FIELDS = {
+  requestId: "$context.requestId",
+  requestTime: "$context.requestTime",
+  sourceIp: "$context.identity.sourceIp",
+  userAgent: "$context.identity.userAgent",
+  routeKey: "$context.routeKey",
+  protocol: "$context.protocol",
+  status: "$context.status",
+  responseLength: "$context.responseLength",
+  responseLatency: "$context.responseLatency",
+  integrationStatus: "$context.integrationStatus",
+  integrationLatency: "$context.integrationLatency",
+  integrationError: "$context.integrationErrorMessage",
+  error: "$context.error.message",
+};
+
+function definedOnly(values: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}

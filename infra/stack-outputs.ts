@@ -1,0 +1,22 @@
+/**
+ * Names shared by the stack (which writes them) and `stack-token.ts` (which reads them).
+ * Kept free of aws-cdk-lib so the token script loads quickly.
+ */
+export const DEFAULT_STACK_NAME = "PlantStore";
+
+export const OUTPUT_KEYS = {
+  apiUrl: "ApiUrl",
+  tokenEndpoint: "TokenEndpoint",
+  clientId: "ClientId",
+  userPoolId: "UserPoolId",
+  clientSecretCommand: "ClientSecretCommand",
+  jwtIssuer: "JwtIssuer",
+  tableName: "TableName",
+  functionLogGroupName: "FunctionLogGroupName",
+  accessLogGroupName: "AccessLogGroupName",
+} as const;
+
+export const RESOURCE_SERVER_IDENTIFIER = "plants";
+export const WRITE_SCOPE_NAME = "write";
+/** The scope a Cognito access token carries: `<resource server identifier>/<scope name>`. */
+export const WRITE_SCOPE = `${RESOURCE_SERVER_IDENTIFIER}/${WRITE_SCOPE_NAME}`;

@@ -1,0 +1,119 @@
+import type { Output } from "@aws-sdk/client-cloudformation";
+import { DEFAULT_STACK_NAME, OUTPUT_KEYS, WRITE_SCOPE } from "./stack-outputs.ts";
+
+/** What a deployed stack's outputs say about getting a token. */
+export interface TokenIssuerOutputs {
+  readonly tokenEndpoint: string;
+  readonly clientId: string;
+  readonly userPoolId: string;
+}
+
+export interface TokenRequest {
+  readonly url: string;
+  readonly init: RequestInit & { headers: Record<string, string>; body: string };
+}
+
+const TOKEN_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * A `plants/write` access token for the stack's Cognito app client, fetched with the caller's default AWS
+ * credentials: the stack outputs name the pool, client and token endpoint; the secret is read from Cognito.
+ */
+export async function fetchStackToken(stackName = DEFAULT_STACK_NAME, region?: string): Promise<string> {
+  // Loaded on use: importing this module for its pure helpers should not load two AWS SDK clients.
+  const { CognitoIdentityProviderClient, DescribeUserPoolClientCommand } = await import(
+    "@aws-sdk/client-cognito-identity-provider"
+  );
+  const clientConfig = region === undefined ? {} : { region };
+  const outputs = await describeStackOutputs(stackName, clientConfig);
+  const issuer = tokenIssuerOutputsFrom(stackName, outputs);
+
+  const described = await new CognitoIdentityProviderClient(clientConfig).send(
+    new DescribeUserPoolClientCommand({ UserPoolId: issuer.userPoolId, ClientId: issuer.clientId }),
+  );
+  const clientSecret = described.UserPoolClient?.ClientSecret;
+  if (!clientSecret) {
+    throw new Error(`App client ${issuer.clientId} of user pool ${issuer.userPoolId} has no secret`);
+  }
+
+  const request = buildTokenRequest(issuer, clientSecret);
+  const response = await fetch(request.url, {
+    ...request.init,
+    signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS),
+  });
+  return accessTokenFrom(response.status, await response.text());
+}
+
+async function describeStackOutputs(stackName: string, clientConfig: { region?: string }): Promise<Output[]> {
+  const { CloudFormationClient, DescribeStacksCommand } = await import("@aws-sdk/client-cloudformation");
+  try {
+    const { Stacks } = await new CloudFormationClient(clientConfig).send(
+      new DescribeStacksCommand({ StackName: stackName }),
+    );
+    return Stacks?.[0]?.Outputs ?? [];
+  } catch (error) {
+    if (error instanceof Error && /does not exist/.test(error.message)) {
+      throw new Error(
+        `Stack "${stackName}" does not exist in this account and region; deploy it (npm run deploy) or ` +
+          `pass the right --stack name and AWS region`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Picks the token-issuer outputs, or explains why the stack cannot hand out tokens. */
+export function tokenIssuerOutputsFrom(stackName: string, outputs: readonly Output[]): TokenIssuerOutputs {
+  const byKey = new Map(outputs.map((output) => [output.OutputKey, output.OutputValue]));
+  const tokenEndpoint = byKey.get(OUTPUT_KEYS.tokenEndpoint);
+  const clientId = byKey.get(OUTPUT_KEYS.clientId);
+  const userPoolId = byKey.get(OUTPUT_KEYS.userPoolId);
+  if (tokenEndpoint && clientId && userPoolId) return { tokenEndpoint, clientId, userPoolId };
+
+  const externalIssuer = byKey.get(OUTPUT_KEYS.jwtIssuer);
+  if (tokenEndpoint === undefined && clientId === undefined && userPoolId === undefined && externalIssuer) {
+    throw new Error(
+      `Stack "${stackName}" verifies tokens from your own issuer ${externalIssuer} and has no user pool; ` +
+        `get a token from that issuer`,
+    );
+  }
+  const missing = [OUTPUT_KEYS.tokenEndpoint, OUTPUT_KEYS.clientId, OUTPUT_KEYS.userPoolId].filter(
+    (key) => !byKey.get(key),
+  );
+  throw new Error(
+    `Stack "${stackName}" lacks the outputs ${missing.join(", ")}; is it a Plant Store stack, fully deployed?`,
+  );
+}
+
+/** The client-credentials grant (RFC 6749 §4.4) with the client authenticated by HTTP Basic (§2.3.1). */
+export function buildTokenRequest(issuer: TokenIssuerOutputs, clientSecret: string): TokenRequest {
+  const credentials = `${encodeURIComponent(issuer.clientId)}:${encodeURIComponent(clientSecret)}`;
+  return {
+    url: issuer.tokenEndpoint,
+    init: {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(credentials).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+      },
+      body: new URLSearchParams({ grant_type: "client_credentials", scope: WRITE_SCOPE }).toString(),
+    },
+  };
+}
+
+/** The access token from a token endpoint answer, or an error that names the OAuth error code. */
+export function accessTokenFrom(status: number, body: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  if (status === 200 && typeof fields.access_token === "string" && fields.access_token !== "") {
+    return fields.access_token;
+  }
+  const reason = typeof fields.error === "string" ? fields.error : body.slice(0, 200) || "empty body";
+  throw new Error(`Token endpoint answered ${status} without an access token: ${reason}`);
+}
