@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PlantConflictError } from "../../lambda/errors.ts";
 import { createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore } from "../../lambda/store/dynamodb-plant-store.ts";
@@ -78,5 +78,40 @@ describe("the DynamoDB plant store, against dynalite", () => {
       Array.from({ length: 10 }, () => createPlant(store, { id: 43n, name: "Same", tag: "t" })),
     );
     expect(results).toEqual(Array.from({ length: 10 }, () => ({ name: "Same", tag: "t" })));
+  });
+});
+
+describe("the DynamoDB plant store, against DynamoDB's own conflict answer", () => {
+  // dynalite ignores ReturnValuesOnConditionCheckFailure; DynamoDB returns the old item with the
+  // conflict, which spares the extra read. A stubbed fetch plays DynamoDB here.
+  it("takes the existing plant from the failed write, without reading it again", async () => {
+    const operations: string[] = [];
+    const fetchStub = vi.fn(async (request: Request) => {
+      operations.push(String(request.headers.get("x-amz-target")));
+      const requestBody = JSON.parse(await request.text()) as Record<string, unknown>;
+      expect(requestBody).toMatchObject({
+        ConditionExpression: "attribute_not_exists(id)",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      });
+      return new Response(
+        JSON.stringify({
+          __type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+          message: "The conditional request failed",
+          Item: { id: { N: "9007199254740993" }, name: { S: "Fern" }, tag: { S: "indoor" } },
+        }),
+        { status: 400, headers: { "content-type": "application/x-amz-json-1.0" } },
+      );
+    });
+    vi.stubGlobal("fetch", fetchStub);
+    try {
+      const outcome = await store.putIfAbsent({ id: 9007199254740993n, name: "Rose" });
+      expect(outcome).toEqual({
+        created: false,
+        existing: { id: 9007199254740993n, name: "Fern", tag: "indoor" },
+      });
+      expect(operations).toEqual(["DynamoDB_20120810.PutItem"]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
