@@ -9,6 +9,14 @@ import dynalite from "dynalite";
 export const LOCAL_REGION = "us-east-1";
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
 
+/** Who signs the calls: DynamoDB Local keeps one set of tables per access key and region. */
+export interface DynamoDbIdentity {
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
+}
+
+export const LOCAL_IDENTITY: DynamoDbIdentity = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+
 export interface LocalDynamoDb {
   endpoint: string;
   close(): Promise<void>;
@@ -39,11 +47,12 @@ export async function callDynamoDb(
   endpoint: string,
   operation: string,
   input: object,
+  identity: DynamoDbIdentity = LOCAL_IDENTITY,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const client = new AwsClient({
-    ...LOCAL_CREDENTIALS,
+    ...identity.credentials,
     service: "dynamodb",
-    region: LOCAL_REGION,
+    region: identity.region,
     retries: 0,
   });
   const response = await client.fetch(endpoint, {
@@ -58,13 +67,22 @@ export async function callDynamoDb(
 }
 
 /** Creates the plants table (partition key `id`, a Number) unless it exists already. */
-export async function ensurePlantsTable(endpoint: string, tableName: string): Promise<void> {
-  const { status, body } = await callDynamoDb(endpoint, "CreateTable", {
-    TableName: tableName,
-    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
-    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
-    BillingMode: "PAY_PER_REQUEST",
-  });
+export async function ensurePlantsTable(
+  endpoint: string,
+  tableName: string,
+  identity: DynamoDbIdentity = LOCAL_IDENTITY,
+): Promise<void> {
+  const { status, body } = await callDynamoDb(
+    endpoint,
+    "CreateTable",
+    {
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
+      KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+      BillingMode: "PAY_PER_REQUEST",
+    },
+    identity,
+  );
   if (status === 200 || String(body.__type).endsWith("ResourceInUseException")) return;
   throw new Error(`could not create table ${tableName}: ${JSON.stringify(body)}`);
 }

@@ -1,4 +1,7 @@
 /** Builds the deployable bundle into dist/handler/index.mjs, exactly as the CDK stack builds it. */
+import { randomUUID } from "node:crypto";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { BUNDLE_OPTIONS, HANDLER_ENTRY } from "./bundle-options.ts";
@@ -6,7 +9,7 @@ import { BUNDLE_OPTIONS, HANDLER_ENTRY } from "./bundle-options.ts";
 export const BUNDLE_PATH = fileURLToPath(new URL("../dist/handler/index.mjs", import.meta.url));
 
 export async function buildBundle(): Promise<string> {
-  await build({
+  const { outputFiles } = await build({
     ...BUNDLE_OPTIONS,
     conditions: [...BUNDLE_OPTIONS.conditions],
     mainFields: [...BUNDLE_OPTIONS.mainFields],
@@ -14,7 +17,16 @@ export async function buildBundle(): Promise<string> {
     bundle: true,
     outfile: BUNDLE_PATH,
     logLevel: "warning",
+    write: false,
   });
+  await mkdir(dirname(BUNDLE_PATH), { recursive: true });
+  // Each file is written aside, then renamed into place: a process loading the bundle while another
+  // rebuilds it (`npm run invoke` beside `npm start`, parallel tests) reads a whole file, old or new.
+  for (const { path, contents } of outputFiles) {
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temporary, contents);
+    await rename(temporary, path);
+  }
   return BUNDLE_PATH;
 }
 

@@ -1,0 +1,52 @@
+/** The Lambda environment variables the local run gives the bundled handler, as the stack gives them in AWS. */
+import { type DynamoDbIdentity, LOCAL_CREDENTIALS, LOCAL_IDENTITY, LOCAL_REGION } from "./dynamodb.ts";
+import { LOCAL_ISSUER } from "./local-issuer.ts";
+import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "./token-issuer.ts";
+
+type Environment = Record<string, string | undefined>;
+
+/** The DynamoDB the handler writes to: the embedded dynalite, or the one AWS_ENDPOINT_URL_DYNAMODB names. */
+export interface StoreTarget {
+  endpoint: string;
+  embedded: boolean;
+  tableName: string;
+}
+
+/**
+ * The embedded store is always signed for with the local dummy credentials, so the user's real ones never
+ * leave for it; another endpoint (a real table, DynamoDB Local) gets the user's AWS_* variables when set.
+ */
+export function storeIdentity(store: StoreTarget, env: Environment): DynamoDbIdentity {
+  if (store.embedded) return LOCAL_IDENTITY;
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
+  return {
+    region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || LOCAL_REGION,
+    credentials:
+      accessKeyId && secretAccessKey
+        ? { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN?.trim() || undefined }
+        : LOCAL_CREDENTIALS,
+  };
+}
+
+export function handlerEnvironment(
+  store: StoreTarget,
+  jwksUrl: string,
+  env: Environment = process.env,
+): Record<string, string> {
+  const { region, credentials } = storeIdentity(store, env);
+  return {
+    TABLE_NAME: store.tableName,
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    AWS_SESSION_TOKEN: credentials.sessionToken ?? "",
+    AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
+    JWT_ISSUER: LOCAL_ISSUER,
+    JWKS_URL: jwksUrl,
+    JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
+    // Local tokens carry no audience; a value left in the user's shell must not make them all fail.
+    JWT_AUDIENCE: "",
+    REQUIRED_SCOPE: DEFAULT_SCOPE,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * What API Gateway's HTTP API does around a Lambda proxy integration (payload format 2.0): a Node HTTP
+ * request becomes the event the function receives, and the function's result becomes the HTTP response.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export interface HttpApiEvent {
+  version: "2.0";
+  routeKey: string;
+  rawPath: string;
+  rawQueryString: string;
+  cookies?: string[];
+  headers: Record<string, string>;
+  queryStringParameters?: Record<string, string>;
+  requestContext: {
+    accountId: string;
+    apiId: string;
+    domainName: string;
+    domainPrefix: string;
+    http: { method: string; path: string; protocol: string; sourceIp: string; userAgent: string };
+    requestId: string;
+    routeKey: string;
+    stage: string;
+    time: string;
+    timeEpoch: number;
+  };
+  body?: string;
+  isBase64Encoded: boolean;
+}
+
+export interface HttpApiResult {
+  statusCode: number;
+  headers?: Record<string, string | number | boolean>;
+  cookies?: string[];
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+/** API Gateway HTTP APIs refuse larger request bodies. */
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+export class RequestTooLargeError extends Error {}
+
+/** The path and query exactly as the client sent them, as API Gateway's rawPath and rawQueryString. */
+export function splitTarget(request: IncomingMessage): { rawPath: string; rawQueryString: string } {
+  const target = request.url ?? "/";
+  const queryStart = target.indexOf("?");
+  if (queryStart === -1) return { rawPath: target, rawQueryString: "" };
+  return { rawPath: target.slice(0, queryStart), rawQueryString: target.slice(queryStart + 1) };
+}
+
+export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function toHttpApiEvent(request: IncomingMessage, body: Buffer, routeKey: string): HttpApiEvent {
+  const { rawPath, rawQueryString } = splitTarget(request);
+  const headers: Record<string, string> = {};
+  let cookies: string[] = [];
+  // headersDistinct keeps every copy of a repeated header (plain `headers` drops some, like a second
+  // Authorization); API Gateway joins them with commas, and moves the cookies to their own list.
+  for (const [name, values] of Object.entries(request.headersDistinct)) {
+    if (values === undefined) continue;
+    if (name === "cookie") cookies = values.flatMap((value) => value.split(";").map((part) => part.trim()));
+    else headers[name] = values.join(",");
+  }
+  const domainName = headers.host ?? "127.0.0.1";
+  const now = new Date();
+  const textual = isTextual(headers["content-type"]);
+  const event: HttpApiEvent = {
+    version: "2.0",
+    routeKey,
+    rawPath,
+    rawQueryString,
+    headers,
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      domainName,
+      domainPrefix: domainName.split(".")[0] ?? domainName,
+      http: {
+        method: request.method ?? "GET",
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, ""),
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: "$default",
+      time: accessLogTime(now),
+      timeEpoch: now.getTime(),
+    },
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+  if (cookies.length > 0) event.cookies = cookies.filter((cookie) => cookie !== "");
+  const query = queryParameters(rawQueryString);
+  if (query) event.queryStringParameters = query;
+  if (body.length > 0) event.body = body.toString(textual ? "utf8" : "base64");
+  return event;
+}
+
+export function writeHttpApiResult(
+  response: ServerResponse,
+  result: HttpApiResult,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const headers: Record<string, string | string[]> = { ...extraHeaders };
+  for (const [name, value] of Object.entries(result.headers ?? {}))
+    headers[name.toLowerCase()] = String(value);
+  if (result.cookies && result.cookies.length > 0) headers["set-cookie"] = result.cookies;
+  const body = Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8");
+  headers["content-length"] = String(body.length);
+  response.writeHead(result.statusCode, headers).end(body);
+}
+
+/** The media types API Gateway passes as text; any other body (or one without a type) arrives base64-encoded. */
+function isTextual(contentType: string | undefined): boolean {
+  const mediaType = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  return (
+    mediaType.startsWith("text/") ||
+    /^application\/(json|xml|javascript|[\w.+-]+\+(json|xml))$/.test(mediaType)
+  );
+}
+
+function queryParameters(rawQueryString: string): Record<string, string> | undefined {
+  if (rawQueryString === "") return undefined;
+  const parameters: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    parameters[name] = Object.hasOwn(parameters, name) ? `${parameters[name]},${value}` : value;
+  }
+  return parameters;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** requestContext.time is in the access-log format: 22/Nov/2026:10:30:00 +0000. */
+function accessLogTime(date: Date): string {
+  const two = (value: number) => String(value).padStart(2, "0");
+  const day = `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}`;
+  return `${day}:${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
+}

@@ -1,0 +1,45 @@
+/** `npm start`: the local run of the API (see local/README-local.md). */
+import { type LocalApi, startLocalApi } from "./local-api.ts";
+import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
+
+const dataDir = dataDirFrom(process.env);
+let api: LocalApi;
+try {
+  api = await startLocalApi({
+    port: portFrom(process.env),
+    dataDir,
+    dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
+    tableName: tableNameFrom(process.env),
+  });
+} catch (error) {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+const plantsUrl = `${api.url}/plants`;
+const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run --silent token`;
+const storeDescription = api.store.embedded
+  ? `embedded DynamoDB (dynalite), data in ${dataDir}`
+  : `DynamoDB at ${api.store.endpoint}`;
+console.log(`Plant Store API at ${plantsUrl}
+  store:  ${storeDescription}, table ${api.store.tableName}
+  token:  ${tokenCommand}
+  try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
+  Ctrl-C stops it.`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // npm and tsx relay Ctrl-C too, so the signal may come twice: stop once, and let the first stop finish.
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    api.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("could not stop cleanly:", error);
+        process.exit(1);
+      },
+    );
+  });
+}

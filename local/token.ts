@@ -1,0 +1,77 @@
+/**
+ * `npm run --silent token`: prints one access token, and nothing else, for the local API (or, with
+ * `--stack [name]`, for a deployed stack). Options: --scope "<scopes>", --expires-in <seconds>.
+ */
+import { mintLocalToken } from "./local-issuer.ts";
+import { dataDirFrom } from "./local-settings.ts";
+
+const USAGE = `usage: npm run --silent token [-- --scope "<scopes>"] [--expires-in <seconds>] [--stack [name]]`;
+
+interface TokenArguments {
+  scope?: string;
+  expiresInSeconds?: number;
+  /** Set for --stack: the stack name, or undefined for the default one. */
+  stack?: { name: string | undefined };
+}
+
+/** Parsed by hand: node's parseArgs takes neither an optional value (--stack) nor a negative one (-60). */
+function parseTokenArguments(args: string[]): TokenArguments {
+  const parsed: TokenArguments = {};
+  for (let index = 0; index < args.length; index++) {
+    const [flag = "", inlineValue] = splitInline(args[index] ?? "");
+    const next = args[index + 1];
+    const value = () => {
+      if (inlineValue !== undefined) return inlineValue;
+      if (next === undefined) throw new Error(`${flag} needs a value`);
+      index++;
+      return next;
+    };
+    if (flag === "--scope") parsed.scope = value();
+    else if (flag === "--expires-in") parsed.expiresInSeconds = integer(flag, value());
+    else if (flag === "--stack") {
+      const name = inlineValue ?? (next !== undefined && !next.startsWith("--") ? next : undefined);
+      if (inlineValue === undefined && name !== undefined) index++;
+      parsed.stack = { name };
+    } else throw new Error(`unknown argument '${args[index]}'`);
+  }
+  return parsed;
+}
+
+function splitInline(arg: string): [string, string | undefined] {
+  const equals = arg.indexOf("=");
+  return equals === -1 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
+}
+
+function integer(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value))
+    throw new Error(`${flag} must be a whole number of seconds, got '${text}'`);
+  return value;
+}
+
+async function token(args: TokenArguments): Promise<string> {
+  if (args.stack) {
+    if (args.scope !== undefined || args.expiresInSeconds !== undefined) {
+      throw new Error("--scope and --expires-in apply to local tokens only; the stack's issuer decides");
+    }
+    // Loaded only here: the AWS SDK would slow every local token down.
+    const { fetchStackToken } = await import("../infra/stack-token.ts");
+    return fetchStackToken(args.stack.name);
+  }
+  return mintLocalToken(dataDirFrom(process.env), {
+    scope: args.scope,
+    expiresInSeconds: args.expiresInSeconds,
+  });
+}
+
+const args = process.argv.slice(2);
+if (args.includes("--help")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+try {
+  process.stdout.write(`${await token(parseTokenArguments(args))}\n`);
+} catch (error) {
+  console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.exit(1);
+}

@@ -1,0 +1,139 @@
+import { access } from "node:fs/promises";
+import { join } from "node:path";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mintLocalToken } from "../../local/local-issuer.ts";
+import { npmRun, type RunningServer, startServer, tempDataDir } from "./local-run.ts";
+
+const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+describe("npm start: the deployable bundle behind a local API Gateway, on the embedded DynamoDB", () => {
+  let dataDir: string;
+  let server: RunningServer;
+  let tokenFromBeforeRestart: string;
+
+  beforeAll(async () => {
+    dataDir = await tempDataDir();
+    server = await startServer({ PLANTS_DATA_DIR: dataDir });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  function post(body: string, headers: Record<string, string> = {}, path = "/plants") {
+    return fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+  }
+
+  async function errorOf(response: Response) {
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const body = (await response.json()) as { error: number; message: string };
+    expect(body.error).toBe(response.status);
+    return body;
+  }
+
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  it("answers the curl of the README with a token from `npm run --silent token`: 200 {name}", async () => {
+    const { stdout } = await npmRun("token", [], { PLANTS_DATA_DIR: dataDir });
+    expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    tokenFromBeforeRestart = stdout.trim();
+    const claims = decodeJwt(tokenFromBeforeRestart);
+    expect(claims.scope).toBe("plants/write");
+    expect(Number(claims.exp) - Number(claims.iat)).toBe(3600);
+
+    const response = await post('{"id":1,"name":"Fern"}', bearer(tokenFromBeforeRestart));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.text()).toBe('{"name":"Fern"}');
+  });
+
+  it("answers a replay of the same plant with 200, and another plant under its id with 409", async () => {
+    const token = await mintLocalToken(dataDir);
+    expect((await post('{"id":1,"name":"Fern"}', bearer(token))).status).toBe(200);
+    const conflict = await post('{"id":1,"name":"Monstera"}', bearer(token));
+    expect(conflict.status).toBe(409);
+    await errorOf(conflict);
+  });
+
+  it("answers 400 naming the missing field", async () => {
+    const response = await post('{"id":2}', bearer(await mintLocalToken(dataDir)));
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).message).toContain("name");
+  });
+
+  it("answers 401 with a Bearer challenge without a token", async () => {
+    const response = await post('{"id":2,"name":"Ivy"}');
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    await errorOf(response);
+  });
+
+  it("answers 403 to a token without the plants/write scope", async () => {
+    const response = await post(
+      '{"id":2,"name":"Ivy"}',
+      bearer(await mintLocalToken(dataDir, { scope: "other" })),
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get("www-authenticate")).toContain("insufficient_scope");
+  });
+
+  it("answers 401 to an expired token from `npm run token -- --expires-in -60`", async () => {
+    const { stdout } = await npmRun("token", ["--scope", "plants/write other", "--expires-in", "-60"], {
+      PLANTS_DATA_DIR: dataDir,
+    });
+    const token = stdout.trim();
+    expect(token).toMatch(JWT);
+    expect(decodeJwt(token).scope).toBe("plants/write other");
+    const response = await post('{"id":2,"name":"Ivy"}', bearer(token));
+    expect(response.status).toBe(401);
+    expect((await errorOf(response)).message).toContain("expired");
+  });
+
+  it("answers 413 to a body over 16 KiB and 415 to a body that is not JSON", async () => {
+    const token = await mintLocalToken(dataDir);
+    const large = await post(JSON.stringify({ id: 3, name: "x".repeat(20_000) }), bearer(token));
+    expect(large.status).toBe(413);
+    await errorOf(large);
+    const text = await post("id=3&name=Ivy", { ...bearer(token), "content-type": "text/plain" });
+    expect(text.status).toBe(415);
+    await errorOf(text);
+  });
+
+  it("answers 404 off the API's routes and 405 with Allow: POST to other methods on /plants", async () => {
+    const notFound = await fetch(`${server.url}/plant`);
+    expect(notFound.status).toBe(404);
+    await errorOf(notFound);
+    const notAllowed = await fetch(`${server.url}/plants`);
+    expect(notAllowed.status).toBe(405);
+    expect(notAllowed.headers.get("allow")).toBe("POST");
+    await errorOf(notAllowed);
+  });
+
+  it("lets `npm run invoke` use the running server's store", async () => {
+    const { stdout } = await npmRun("invoke", ["local/events/duplicate-plant.json"], {
+      PLANTS_DATA_DIR: dataDir,
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ statusCode: 409 });
+  });
+
+  it("logs one line per request and never a token", () => {
+    expect(server.output()).toMatch(/^POST \/plants 200 \d+ms$/m);
+    expect(server.output()).not.toContain(tokenFromBeforeRestart);
+  });
+
+  it("stops cleanly on SIGTERM and, restarted, still has its plants and takes tokens minted before", async () => {
+    expect(await server.stop()).toBe(0);
+    await expect(access(join(dataDir, "server.json"))).rejects.toThrow();
+    server = await startServer({ PLANTS_DATA_DIR: dataDir });
+
+    expect((await post('{"id":1,"name":"Cactus"}', bearer(tokenFromBeforeRestart))).status).toBe(409);
+    const created = await post('{"id":4,"name":"Basil"}', bearer(tokenFromBeforeRestart));
+    expect(created.status).toBe(200);
+    expect(await created.json()).toEqual({ name: "Basil" });
+  });
+});
