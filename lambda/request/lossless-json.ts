@@ -207,7 +207,8 @@ function exactNumber(lexeme: string, fraction: string, exponentText: string | un
     return Number.isInteger(nearest) ? Number.NaN : nearest;
   }
   if (digits.length + scale > MAX_EXACT_INTEGER_DIGITS) return Number(lexeme);
-  if (fraction === "" && exponentText === undefined && digits.length <= 15) return Number(lexeme);
+  // Up to 15 digits in all (trailing zeros too, which `digits` no longer holds): exact as a double.
+  if (fraction === "" && exponentText === undefined && digits.length + scale <= 15) return Number(lexeme);
   const exact = BigInt((negative ? "-" : "") + digits + "0".repeat(scale));
   return exact >= MIN_SAFE && exact <= MAX_SAFE ? Number(exact) : exact;
 }
