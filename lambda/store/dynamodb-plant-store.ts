@@ -80,20 +80,27 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore
     } catch (error) {
       throw new TransientStoreError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
     }
-    let body: Record<string, unknown>;
+    let body: unknown;
     try {
-      body = JSON.parse(text) as Record<string, unknown>;
+      body = JSON.parse(text);
     } catch {
       throw new TransientStoreError(`${operation} answered ${response.status} with a body that is not JSON`);
     }
+    // `null`, a string or a list (a proxy's answer, not DynamoDB's) is as unreadable as no JSON.
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new TransientStoreError(
+        `${operation} answered ${response.status} with a body that is not an object`,
+      );
+    }
     if (!response.ok) {
+      const { __type, code } = body as { __type?: unknown; code?: unknown };
       const type =
-        String(body.__type ?? body.code ?? "UnknownError")
+        String(__type ?? code ?? "UnknownError")
           .split("#")
           .pop() ?? "UnknownError";
       throw new DynamoDbError(type, response.status, body as DynamoDbError["body"]);
     }
-    return body;
+    return body as Record<string, unknown>;
   };
 
   const attemptPut = async (plant: NewPlant, signal: AbortSignal): Promise<PutOutcome> => {
