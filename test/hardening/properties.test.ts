@@ -1,0 +1,344 @@
+/**
+ * Property-based tests of the production handler (real token verification, fake events of both
+ * payload versions): no body, header set or Authorization value makes it throw or answer 5xx, every
+ * refusal is an Error body, and every 200 is exactly the plant the store holds.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import type { ApiGatewayEvent, ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
+import { callDynamoDb } from "../../local/dynamodb.ts";
+import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../support/events.ts";
+import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
+import { silenceRequestLogs } from "../support/log-capture.ts";
+import { type HostileBody, hostileBody, plantBody } from "../support/plant-arbitraries.ts";
+
+const BODY_RUNS = fuzzRuns(1200);
+const HOSTILE_RUNS = fuzzRuns(1200);
+const HEADER_RUNS = fuzzRuns(800);
+const EVENT_RUNS = fuzzRuns(400);
+// Each of these runs is a few round trips to dynalite: a smaller share of a fuzz run.
+const STORED_RUNS = fuzzRuns(150, 0.05);
+
+const version = fc.constantFrom<PayloadVersion>(...PAYLOAD_VERSIONS);
+
+let harness: Harness;
+let token: string;
+
+beforeAll(async () => {
+  silenceRequestLogs();
+  harness = await startHarness();
+  token = await harness.issuer.mint();
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await harness.close();
+});
+
+/** The production authenticator in front of a fresh in-memory store. */
+function handlerWithMemoryStore(): { handler: Handler; store: InMemoryPlantStore } {
+  const store = new InMemoryPlantStore();
+  return { handler: createHandler({ authenticate: harness.dependencies.authenticate, store }), store };
+}
+
+/** What every answer must be: not a 5xx, JSON, a Plant on 200 and an Error body otherwise. */
+function expectWellFormedAnswer(result: ApiGatewayResult): void {
+  expect(result.statusCode).toBeLessThan(500);
+  expect(result.headers["content-type"]).toBe("application/json");
+  expect(result.isBase64Encoded).toBe(false);
+  if (result.statusCode === 200) {
+    const plant = JSON.parse(result.body) as Record<string, unknown>;
+    expect(Object.keys(plant).every((key) => key === "name" || key === "tag")).toBe(true);
+    expect(typeof plant.name).toBe("string");
+  } else {
+    expectErrorAnswer(result);
+  }
+  if (result.statusCode === 401 || result.statusCode === 403) expectBearerChallenge(result);
+}
+
+function eventWithBody(payloadVersion: PayloadVersion, body: HostileBody): ApiGatewayEvent {
+  if ("text" in body) return apiGatewayEvent(payloadVersion, { token, body: body.text });
+  const event = apiGatewayEvent(payloadVersion, { token, body: undefined });
+  event.body = Buffer.from(body.bytes).toString("base64");
+  event.isBase64Encoded = true;
+  return event;
+}
+
+describe("bodies", () => {
+  test(
+    "a NewPlant body, written any way JSON allows, creates exactly the plant it denotes or is refused with a 400",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(plantBody, version, async ({ body, expected, names }, payloadVersion) => {
+          const { handler, store } = handlerWithMemoryStore();
+          const result = await handler(apiGatewayEvent(payloadVersion, { token, body }));
+          expectWellFormedAnswer(result);
+          if (expected === "bad-request") {
+            const { message } = expectErrorAnswer(result, 400);
+            if (names !== undefined) expect(message).toContain(`unknown property '${names}'`);
+            expect(store.plants.size).toBe(0);
+            return;
+          }
+          expect(result.statusCode).toBe(200);
+          const { id, ...plant } = expected;
+          expect(JSON.parse(result.body)).toEqual(plant);
+          expect([...store.plants.entries()]).toEqual([[id, expected]]);
+        }),
+        { numRuns: BODY_RUNS },
+      );
+    },
+    fuzzTimeoutMs(BODY_RUNS, 2),
+  );
+
+  test(
+    "hostile bodies (random JSON and bytes, huge, deep, duplicate and __proto__ keys, odd numbers) never crash it",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(hostileBody, version, async (body, payloadVersion) => {
+          const { handler, store } = handlerWithMemoryStore();
+          const result = await handler(eventWithBody(payloadVersion, body));
+          expectWellFormedAnswer(result);
+          const size = "text" in body ? Buffer.byteLength(body.text) : body.bytes.byteLength;
+          if (size > 16_384) expect(result.statusCode).toBe(413);
+          if (result.statusCode === 200) {
+            const [stored, ...others] = [...store.plants.values()];
+            expect(others).toEqual([]);
+            expect(stored).toBeDefined();
+            expect(JSON.parse(result.body)).toEqual({
+              name: stored?.name,
+              ...(stored?.tag ? { tag: stored.tag } : {}),
+            });
+          } else {
+            expect(store.plants.size).toBe(0);
+          }
+          expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
+        }),
+        { numRuns: HOSTILE_RUNS },
+      );
+    },
+    fuzzTimeoutMs(HOSTILE_RUNS, 3),
+  );
+
+  test("duplicate keys are refused, naming the key, even when both values agree", async () => {
+    const { handler, store } = handlerWithMemoryStore();
+    for (const body of ['{"id":1,"name":"Fern","name":"Fern"}', '{"id":1,"id":2,"name":"Fern"}']) {
+      const result = await handler(apiGatewayEvent("2.0", { token, body }));
+      expect(expectErrorAnswer(result, 400).message).toMatch(/duplicate property '(name|id)'/);
+    }
+    expect(store.puts).toBe(0);
+  });
+});
+
+const headerName = fc
+  .stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}$/)
+  .filter((name) => !["authorization", "content-type"].includes(name.toLowerCase()));
+const headerValue = fc.oneof(
+  fc.string({ unit: "binary-ascii", maxLength: 60 }),
+  fc.string({ maxLength: 60 }),
+);
+
+type AuthorizationCase = { value: string | undefined; valid: boolean };
+const tokenPart = fc.stringMatching(/^[A-Za-z0-9_-]{0,40}$/);
+
+function authorizationCases(validToken: () => string): fc.Arbitrary<AuthorizationCase> {
+  const invalid = (value: string | undefined): AuthorizationCase => ({ value, valid: false });
+  return fc.oneof(
+    fc
+      .tuple(
+        fc.constantFrom("Bearer", "bearer", "BEARER"),
+        fc.constantFrom(" ", "  "),
+        fc.constantFrom("", " "),
+      )
+      .map(([scheme, gap, trailing]) => ({
+        value: `${scheme}${gap}${validToken()}${trailing}`,
+        valid: true,
+      })),
+    fc.constantFrom(undefined, "", " ", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Token abc").map(invalid),
+    fc.tuple(tokenPart, tokenPart, tokenPart).map(([a, b, c]) => invalid(`Bearer ${a}.${b}.${c}`)),
+    fc.string({ unit: "binary-ascii", maxLength: 80 }).map((value) => invalid(`Bearer ${value}`)),
+    fc.string({ maxLength: 80 }).map(invalid),
+    fc.tuple(fc.nat(), fc.constantFrom("A", "-", "_", "=")).map(([at, char]) => {
+      const good = validToken();
+      // Not the last character: its low bits are base64 padding, which a decoder may ignore.
+      const position = at % (good.length - 1);
+      const tampered =
+        good.slice(0, position) + (good[position] === char ? "B" : char) + good.slice(position + 1);
+      return invalid(`Bearer ${tampered}`);
+    }),
+    fc.constant(null).map(() => invalid(`Bearer ${validToken()}, Bearer ${validToken()}`)),
+    fc.constant(null).map(() => invalid(`Bearer ${validToken()}.`)),
+    fc.constant(null).map(() => invalid(`Basic ${validToken()}`)),
+  );
+}
+
+type ContentTypeCase = { value: string | undefined; json: boolean };
+const contentTypes: fc.Arbitrary<ContentTypeCase> = fc.oneof(
+  fc
+    .constantFrom(
+      "application/json",
+      "APPLICATION/JSON",
+      "application/json; charset=utf-8",
+      "application/json;charset=UTF-8",
+      'application/json; charset="utf-8"',
+    )
+    .map((value) => ({ value, json: true })),
+  fc
+    .constantFrom(
+      undefined,
+      "",
+      "text/plain",
+      "application/xml",
+      "application/json; charset=latin1",
+      "application/jsonp",
+      "multipart/form-data; boundary=x",
+      "application/x-www-form-urlencoded",
+    )
+    .map((value) => ({ value, json: false })),
+  fc
+    .string({ maxLength: 40 })
+    .filter((value) => !value.trim().toLowerCase().startsWith("application/json"))
+    .map((value) => ({ value, json: false })),
+);
+
+describe("headers", () => {
+  test(
+    "arbitrary header sets and Authorization values: 401 with a Bearer challenge unless the token is good, then 415 unless JSON",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(headerName, headerValue, { maxKeys: 12 }),
+          authorizationCases(() => token),
+          contentTypes,
+          fc.constantFrom("authorization", "Authorization", "AUTHORIZATION"),
+          fc.constantFrom("content-type", "Content-Type", "CONTENT-TYPE"),
+          version,
+          async (
+            extraHeaders,
+            authorization,
+            contentType,
+            authorizationName,
+            contentTypeName,
+            payloadVersion,
+          ) => {
+            const { handler } = handlerWithMemoryStore();
+            const headers: Record<string, string> = { ...extraHeaders };
+            if (authorization.value !== undefined) headers[authorizationName] = authorization.value;
+            if (contentType.value !== undefined) headers[contentTypeName] = contentType.value;
+            const event = apiGatewayEvent(payloadVersion, {
+              headers,
+              withoutHeaders: ["authorization", "content-type"],
+              body: '{"id":42,"name":"Fern"}',
+            });
+            const result = await handler(event);
+            expectWellFormedAnswer(result);
+            if (!authorization.valid) {
+              expect(result.statusCode).toBe(401);
+              expectBearerChallenge(result);
+            } else if (!contentType.json) {
+              expect(result.statusCode).toBe(415);
+            } else {
+              expect(result.statusCode).toBe(200);
+            }
+          },
+        ),
+        { numRuns: HEADER_RUNS },
+      );
+    },
+    fuzzTimeoutMs(HEADER_RUNS, 3),
+  );
+
+  test(
+    "any JSON value as an event (what the Lambda runtime can hand over) is answered, never thrown",
+    async () => {
+      const eventShape = fc.record(
+        {
+          version: fc.oneof(fc.constantFrom("1.0", "2.0"), fc.jsonValue()),
+          headers: fc.oneof(
+            fc.constant(null),
+            fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.jsonValue())),
+            fc.jsonValue(),
+            fc.constant({ authorization: `Bearer ${token}`, "content-type": "application/json" }),
+          ),
+          multiValueHeaders: fc.oneof(
+            fc.constant(null),
+            fc.dictionary(fc.string(), fc.oneof(fc.array(fc.string()), fc.jsonValue())),
+            fc.jsonValue(),
+          ),
+          body: fc.oneof(fc.constant(null), fc.string(), fc.jsonValue()),
+          isBase64Encoded: fc.jsonValue(),
+          requestContext: fc.oneof(
+            fc.constant(null),
+            fc.jsonValue(),
+            fc.record({ requestId: fc.jsonValue() }),
+          ),
+        },
+        { requiredKeys: [] },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(eventShape, fc.jsonValue()), async (event) => {
+          const { handler } = handlerWithMemoryStore();
+          const result = await handler(event as ApiGatewayEvent);
+          expectWellFormedAnswer(result);
+        }),
+        { numRuns: EVENT_RUNS },
+      );
+    },
+    fuzzTimeoutMs(EVENT_RUNS, 3),
+  );
+});
+
+describe("against the real store (dynalite)", () => {
+  test(
+    "every 200 matches exactly what was stored; a second create of an id is a replay or a 409",
+    async () => {
+      const model = new Map<bigint, { name: string; tag?: string }>();
+      await fc.assert(
+        fc.asyncProperty(
+          plantBody.filter(({ expected }) => expected !== "bad-request"),
+          fc.boolean(),
+          version,
+          async ({ body, expected }, sendTwice, payloadVersion) => {
+            if (expected === "bad-request") return;
+            const { id, ...plant } = expected;
+            const before = model.get(id);
+            const sameAsBefore =
+              before !== undefined && before.name === plant.name && before.tag === plant.tag;
+            for (let attempt = 0; attempt < (sendTwice ? 2 : 1); attempt++) {
+              const result = await harness.handler(apiGatewayEvent(payloadVersion, { token, body }));
+              expectWellFormedAnswer(result);
+              if (before === undefined || sameAsBefore) {
+                expect(result.statusCode).toBe(200);
+                expect(JSON.parse(result.body)).toEqual(plant);
+              } else {
+                expectErrorAnswer(result, 409);
+              }
+            }
+            if (before === undefined) model.set(id, plant);
+            const stored = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
+              TableName: TEST_TABLE,
+              Key: { id: { N: id.toString() } },
+              ConsistentRead: true,
+            });
+            const kept = model.get(id);
+            expect(stored.body.Item).toEqual({
+              id: { N: id.toString() },
+              name: { S: kept?.name },
+              ...(kept?.tag === undefined ? {} : { tag: { S: kept.tag } }),
+            });
+          },
+        ),
+        { numRuns: STORED_RUNS },
+      );
+      const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "Scan", {
+        TableName: TEST_TABLE,
+        Select: "COUNT",
+      });
+      expect(body.Count).toBe(model.size);
+    },
+    fuzzTimeoutMs(STORED_RUNS, 40),
+  );
+});

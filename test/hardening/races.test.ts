@@ -1,0 +1,85 @@
+/**
+ * Races against dynalite: concurrent creates of one id have exactly one winner (the conditional
+ * put), identical creates are all safe replays, and distinct ids under load are all created.
+ */
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { callDynamoDb } from "../../local/dynamodb.ts";
+import { expectErrorAnswer } from "../support/answers.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { silenceRequestLogs } from "../support/log-capture.ts";
+
+let harness: Harness;
+let token: string;
+
+beforeAll(async () => {
+  silenceRequestLogs();
+  harness = await startHarness();
+  token = await harness.issuer.mint();
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await harness.close();
+});
+
+function create(index: number, plant: { id: string; name: string }): Promise<ApiGatewayResult> {
+  const version = PAYLOAD_VERSIONS[index % PAYLOAD_VERSIONS.length] ?? "2.0";
+  return harness.handler(
+    apiGatewayEvent(version, { token, body: `{"id":${plant.id},"name":"${plant.name}"}` }),
+  );
+}
+
+async function storedItem(id: string): Promise<unknown> {
+  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
+    TableName: TEST_TABLE,
+    Key: { id: { N: id } },
+    ConsistentRead: true,
+  });
+  return body.Item;
+}
+
+test("50 concurrent creates of one id with different names: exactly one 200, the rest 409, the winner stored", async () => {
+  const id = "9223372036854775807";
+  const names = Array.from({ length: 50 }, (_, index) => `Plant ${index}`);
+  const results = await Promise.all(names.map((name, index) => create(index, { id, name })));
+
+  const winners = results.flatMap((result, index) => (result.statusCode === 200 ? [names[index]] : []));
+  expect(winners).toHaveLength(1);
+  for (const result of results) if (result.statusCode !== 200) expectErrorAnswer(result, 409);
+  expect(await storedItem(id)).toEqual({ id: { N: id }, name: { S: winners[0] } });
+});
+
+test("50 concurrent identical creates: all 200 (safe replays), one item", async () => {
+  const id = "-9223372036854775808";
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, index) => create(index, { id, name: "Fern" })),
+  );
+  expect(results.map((result) => result.statusCode)).toEqual(results.map(() => 200));
+  for (const result of results) expect(JSON.parse(result.body)).toEqual({ name: "Fern" });
+  expect(await storedItem(id)).toEqual({ id: { N: id }, name: { S: "Fern" } });
+});
+
+test("two contents racing for one id: the winner's every copy is 200, the loser's every copy 409", async () => {
+  const id = "9007199254740993";
+  const plants = Array.from({ length: 40 }, (_, index) => ({ id, name: index % 2 === 0 ? "Even" : "Odd" }));
+  const results = await Promise.all(plants.map((plant, index) => create(index, plant)));
+
+  const stored = (await storedItem(id)) as { name: { S: string } };
+  results.forEach((result, index) => {
+    if (plants[index]?.name === stored.name.S) expect(result.statusCode).toBe(200);
+    else expectErrorAnswer(result, 409);
+  });
+});
+
+test("200 distinct ids created concurrently: all 200, all stored", async () => {
+  const plants = Array.from({ length: 200 }, (_, index) => ({
+    id: String(10_000_000 + index),
+    name: `Plant ${index}`,
+  }));
+  const results = await Promise.all(plants.map((plant, index) => create(index, plant)));
+  expect(results.filter((result) => result.statusCode !== 200)).toEqual([]);
+  const stored = await Promise.all(plants.map((plant) => storedItem(plant.id)));
+  expect(stored).toEqual(plants.map(({ id, name }) => ({ id: { N: id }, name: { S: name } })));
+});

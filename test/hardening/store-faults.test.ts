@@ -1,0 +1,220 @@
+/**
+ * Store faults through the real DynamoDB client: a loopback endpoint in front of dynalite answers
+ * with throttling, server errors, hangs, resets, garbage, or loses the answer after the write.
+ * The handler answers 503 with Retry-After within its deadline, writes nothing partial or twice,
+ * and the next request works once the fault clears.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { readConfig } from "../../lambda/config.ts";
+import { productionDependencies } from "../../lambda/dependencies.ts";
+import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
+import { callDynamoDb } from "../../local/dynamodb.ts";
+import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
+import { apiGatewayEvent } from "../support/events.ts";
+import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { silenceRequestLogs } from "../support/log-capture.ts";
+
+const DEADLINE_MS = 600;
+const ATTEMPT_TIMEOUT_MS = 150;
+// A correctness bound, not a benchmark: the answer comes near the deadline, never long after it.
+const DEADLINE_SLACK_MS = 1000;
+
+let harness: Harness;
+let faulty: FaultyDynamoDb;
+let handler: Handler;
+let token: string;
+let nextId = 1000;
+
+beforeAll(async () => {
+  silenceRequestLogs();
+  harness = await startHarness();
+  faulty = await startFaultyDynamoDb(harness.dynamoDb.endpoint);
+  const config = readConfig({
+    ...harness.environment,
+    AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
+    STORE_DEADLINE_MS: String(DEADLINE_MS),
+    STORE_ATTEMPT_TIMEOUT_MS: String(ATTEMPT_TIMEOUT_MS),
+  });
+  handler = createHandler(productionDependencies(config));
+  token = await harness.issuer.mint();
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await faulty.close();
+  await harness.close();
+});
+
+beforeEach(() => {
+  faulty.script([], "proxy");
+  faulty.clearRequests();
+});
+
+interface Timed {
+  result: ApiGatewayResult;
+  elapsedMs: number;
+}
+
+async function create(id: number, name = "Fern"): Promise<Timed> {
+  const startedAt = performance.now();
+  const result = await handler(apiGatewayEvent("2.0", { token, body: JSON.stringify({ id, name }) }));
+  return { result, elapsedMs: performance.now() - startedAt };
+}
+
+async function storedItem(id: number): Promise<unknown> {
+  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
+    TableName: TEST_TABLE,
+    Key: { id: { N: String(id) } },
+    ConsistentRead: true,
+  });
+  return body.Item;
+}
+
+async function storedCount(): Promise<number> {
+  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "Scan", {
+    TableName: TEST_TABLE,
+    Select: "COUNT",
+  });
+  return body.Count as number;
+}
+
+function expectUnavailableInTime({ result, elapsedMs }: Timed): void {
+  expectErrorAnswer(result, 503);
+  expectRetryAfter(result);
+  expect(elapsedMs).toBeLessThan(DEADLINE_MS + DEADLINE_SLACK_MS);
+}
+
+/** Every write the function sent was conditional: it can never overwrite a plant. */
+function expectOnlyConditionalPuts(): void {
+  const puts = faulty.requests().filter((request) => request.operation === "PutItem");
+  expect(puts.length).toBeGreaterThan(0);
+  for (const { body } of puts) expect(body.ConditionExpression).toBe("attribute_not_exists(id)");
+}
+
+const persistentFaults: Fault[] = [
+  "throttle",
+  "provisioned-throughput",
+  "status-500",
+  "status-503",
+  "html-502",
+  "hang",
+  "reset",
+  "malformed",
+  "truncated",
+  "null-500",
+];
+
+describe("a store that keeps failing", () => {
+  test.each(persistentFaults)(
+    "%s: 503 with Retry-After within the deadline, nothing written, then recovery",
+    async (fault) => {
+      const id = nextId++;
+      const countBefore = await storedCount();
+      faulty.script([], fault);
+
+      const failed = await create(id);
+      expectUnavailableInTime(failed);
+      const attempts = faulty.requests().filter((request) => request.operation === "PutItem").length;
+      expect(attempts).toBeGreaterThan(1); // retried, not given up at once
+      expect(await storedItem(id)).toBeUndefined();
+      expect(await storedCount()).toBe(countBefore);
+
+      faulty.script([], "proxy");
+      const recovered = await create(id);
+      expect(recovered.result.statusCode).toBe(200);
+      expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
+      expect(await storedCount()).toBe(countBefore + 1);
+      expectOnlyConditionalPuts();
+    },
+  );
+});
+
+describe("a store that fails for a moment", () => {
+  test.each(persistentFaults)("%s twice, then fine: the retries create the plant once", async (fault) => {
+    const id = nextId++;
+    faulty.script([fault, fault], "proxy");
+    const { result, elapsedMs } = await create(id, "Basil");
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toEqual({ name: "Basil" });
+    expect(elapsedMs).toBeLessThan(DEADLINE_MS + DEADLINE_SLACK_MS);
+    expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Basil" } });
+    expectOnlyConditionalPuts();
+  });
+});
+
+describe("an answer lost after the write", () => {
+  test.each<Fault>(["proxy-then-hang", "proxy-then-reset"])(
+    "%s once: the retry finds its own write and answers 200, one item",
+    async (fault) => {
+      const id = nextId++;
+      const countBefore = await storedCount();
+      faulty.script([fault], "proxy");
+      const { result } = await create(id, "Mint");
+      expect(result.statusCode).toBe(200);
+      expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Mint" } });
+      expect(await storedCount()).toBe(countBefore + 1);
+      expectOnlyConditionalPuts();
+    },
+  );
+
+  test.each<Fault>(["proxy-then-hang", "proxy-then-reset"])(
+    "%s every time: 503, the one write intact, and a retry by the caller answers 200",
+    async (fault) => {
+      const id = nextId++;
+      faulty.script([], fault);
+      expectUnavailableInTime(await create(id, "Mint"));
+      faulty.script([], "proxy");
+      expect((await create(id, "Mint")).result.statusCode).toBe(200);
+      expect((await create(id, "Other")).result.statusCode).toBe(409);
+      expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Mint" } });
+      expectOnlyConditionalPuts();
+    },
+  );
+});
+
+describe("ConditionalCheckFailed without the old item", () => {
+  async function storeDirectly(id: number, name: string): Promise<void> {
+    const { status } = await callDynamoDb(harness.dynamoDb.endpoint, "PutItem", {
+      TableName: TEST_TABLE,
+      Item: { id: { N: String(id) }, name: { S: name } },
+    });
+    expect(status).toBe(200);
+  }
+
+  test("the same plant already stored: read back, answered as a replay (200)", async () => {
+    const id = nextId++;
+    await storeDirectly(id, "Fern");
+    faulty.script(["condition-failed-without-item"], "proxy");
+    const { result } = await create(id, "Fern");
+    expect(result.statusCode).toBe(200);
+    expect(faulty.requests().map((request) => request.operation)).toEqual(["PutItem", "GetItem"]);
+  });
+
+  test("another plant already stored: read back, answered 409, nothing overwritten", async () => {
+    const id = nextId++;
+    await storeDirectly(id, "Fern");
+    faulty.script(["condition-failed-without-item"], "proxy");
+    const { result } = await create(id, "Cactus");
+    expectErrorAnswer(result, 409);
+    expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
+  });
+
+  test("nothing stored after all (a phantom conflict): retried, and created", async () => {
+    const id = nextId++;
+    faulty.script(["condition-failed-without-item"], "proxy");
+    const { result } = await create(id, "Ivy");
+    expect(result.statusCode).toBe(200);
+    expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Ivy" } });
+    expectOnlyConditionalPuts();
+  });
+
+  test("and the store failing from then on: 503 within the deadline, nothing overwritten", async () => {
+    const id = nextId++;
+    await storeDirectly(id, "Fern");
+    faulty.script(["condition-failed-without-item"], "hang");
+    expectUnavailableInTime(await create(id, "Cactus"));
+    expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
+  });
+});

@@ -1,0 +1,267 @@
+/**
+ * Token attacks, each against the production handler and a loopback JWKS: every forged, misissued
+ * or stale token is refused with a 401 (or 403 for a missing scope) carrying an RFC 6750 challenge,
+ * and an unreachable key set fails closed, quickly.
+ */
+import { createPublicKey } from "node:crypto";
+import type { JWK } from "jose";
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { createTokenIssuer, generateSigningKey, type TokenIssuer } from "../../local/token-issuer.ts";
+import { expectBearerChallenge, expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
+import { apiGatewayEvent } from "../support/events.ts";
+import {
+  accessTokenClaims,
+  hmacToken,
+  segments,
+  signToken,
+  unsignedToken,
+} from "../support/forged-tokens.ts";
+import { type Harness, startHarness, TEST_ISSUER } from "../support/harness.ts";
+import { silenceRequestLogs } from "../support/log-capture.ts";
+
+let nextId = 1;
+
+async function send(harness: Harness, token: string): Promise<ApiGatewayResult> {
+  return harness.handler(apiGatewayEvent("2.0", { token, body: `{"id":${nextId++},"name":"Fern"}` }));
+}
+
+/** A refused token: the status, the challenge, and nothing of the token echoed back. */
+function expectRefused(result: ApiGatewayResult, token: string, status = 401, error = "invalid_token"): void {
+  expectErrorAnswer(result, status);
+  expectBearerChallenge(result, error);
+  const answer = JSON.stringify(result);
+  expect(answer).not.toContain(token);
+  for (const segment of Object.values(segments(token))) {
+    if (segment.length > 8) expect(answer).not.toContain(segment);
+  }
+}
+
+beforeAll(() => {
+  silenceRequestLogs();
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+});
+
+describe("forged and misissued tokens", () => {
+  let harness: Harness;
+  let signingKey: JWK;
+  let trusted: TokenIssuer;
+  let publicJwk: JWK;
+
+  beforeAll(async () => {
+    harness = await startHarness({ JWT_AUDIENCE: "" });
+    // A key of the test's own, served as the issuer's, so the test can sign any claims with it.
+    signingKey = await generateSigningKey();
+    trusted = await createTokenIssuer(TEST_ISSUER, signingKey);
+    harness.jwks.setKeys(trusted.jwks);
+    publicJwk = trusted.jwks.keys[0] as JWK;
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  test("control: a token the issuer's key signed, with good claims, is accepted", async () => {
+    const result = await send(harness, await signToken(signingKey, accessTokenClaims()));
+    expect(result.statusCode).toBe(200);
+    expect((await send(harness, await trusted.mint())).statusCode).toBe(200);
+  });
+
+  test("alg none (unsigned) is refused, whatever the header says", async () => {
+    const good = await signToken(signingKey, accessTokenClaims());
+    const forgeries = [
+      unsignedToken({ kid: publicJwk.kid }, accessTokenClaims()),
+      unsignedToken({}, accessTokenClaims()),
+      unsignedToken({ kid: publicJwk.kid, alg: "None" }, accessTokenClaims()),
+      // A real signature pasted onto an alg-none token.
+      `${unsignedToken({ kid: publicJwk.kid }, accessTokenClaims())}${segments(good).signature}`,
+    ];
+    for (const token of forgeries) expectRefused(await send(harness, token), token);
+  });
+
+  test("HS256 signed with the issuer's public key as the HMAC secret is refused", async () => {
+    const publicKey = createPublicKey({ key: publicJwk as import("node:crypto").JsonWebKey, format: "jwk" });
+    const secrets = [
+      Buffer.from(publicKey.export({ type: "spki", format: "pem" })),
+      publicKey.export({ type: "spki", format: "der" }),
+      Buffer.from(publicKey.export({ type: "pkcs1", format: "pem" })),
+      Buffer.from(publicJwk.n ?? "", "base64url"),
+      Buffer.from(JSON.stringify(publicJwk)),
+    ];
+    for (const secret of secrets) {
+      for (const header of [{ kid: publicJwk.kid }, {}]) {
+        const token = await hmacToken(secret, header, accessTokenClaims());
+        expectRefused(await send(harness, token), token);
+      }
+    }
+  });
+
+  test("a token signed by another key under the issuer's kid is refused", async () => {
+    const attackerKey = await generateSigningKey();
+    const token = await signToken(attackerKey, accessTokenClaims(), { kid: publicJwk.kid });
+    expectRefused(await send(harness, token), token);
+  });
+
+  test("a wrong issuer is refused", async () => {
+    for (const iss of [
+      "https://evil.example",
+      `${TEST_ISSUER}/`,
+      "https://issuer.plants.test.evil.example",
+      "",
+    ]) {
+      const token = await signToken(signingKey, accessTokenClaims({ iss }));
+      expectRefused(await send(harness, token), token);
+    }
+    const withoutIssuer = accessTokenClaims();
+    delete withoutIssuer.iss;
+    const token = await signToken(signingKey, withoutIssuer);
+    expectRefused(await send(harness, token), token);
+  });
+
+  test("a token issued to another client (client_id) is refused", async () => {
+    for (const client_id of ["another-client", "PLANT-STORE-LOCAL", ""]) {
+      const token = await signToken(signingKey, accessTokenClaims({ client_id }));
+      expectRefused(await send(harness, token), token);
+    }
+    const withoutClient = accessTokenClaims();
+    delete withoutClient.client_id;
+    const token = await signToken(signingKey, withoutClient);
+    expectRefused(await send(harness, token), token);
+  });
+
+  test("an expired token is refused, as is one without an expiry", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await signToken(signingKey, accessTokenClaims({ iat: now - 7200, exp: now - 60 }));
+    const result = await send(harness, expired);
+    expectRefused(result, expired);
+    expect(expectErrorAnswer(result).message).toMatch(/expired/);
+
+    const forever = accessTokenClaims();
+    delete forever.exp;
+    const withoutExpiry = await signToken(signingKey, forever);
+    expectRefused(await send(harness, withoutExpiry), withoutExpiry);
+  });
+
+  test("a token not yet valid (nbf past the clock skew) is refused", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signToken(signingKey, accessTokenClaims({ nbf: now + 60 }));
+    const result = await send(harness, token);
+    expectRefused(result, token);
+    expect(expectErrorAnswer(result).message).toMatch(/not valid yet/);
+  });
+
+  test("a token without the plants/write scope is refused with 403 insufficient_scope", async () => {
+    const scopes: Record<string, unknown>[] = [
+      { scope: "plants/read" },
+      { scope: "plants/writer" },
+      { scope: "xplants/write" },
+      { scope: "" },
+      { scope: undefined },
+      { scope: undefined, scp: "plants/read" },
+      { scope: undefined, scp: ["plants/read", "plants/writer"] },
+    ];
+    for (const claims of scopes) {
+      const token = await signToken(signingKey, accessTokenClaims(claims));
+      const result = await send(harness, token);
+      expectRefused(result, token, 403, "insufficient_scope");
+      expect(result.headers["www-authenticate"]).toContain('scope="plants/write"');
+    }
+    const granted = await signToken(signingKey, accessTokenClaims({ scope: "plants/read plants/write" }));
+    expect((await send(harness, granted)).statusCode).toBe(200);
+  });
+});
+
+describe("audience", () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startHarness({ JWT_AUDIENCE: "plant-store-api" });
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  test("with JWT_AUDIENCE set, a token for another audience, or for none, is refused", async () => {
+    const accepted = await harness.issuer.mint({ extraClaims: { aud: "plant-store-api" } });
+    expect((await send(harness, accepted)).statusCode).toBe(200);
+    for (const extraClaims of [{ aud: "another-api" }, { aud: ["another-api"] }, {}]) {
+      const token = await harness.issuer.mint({ extraClaims });
+      expectRefused(await send(harness, token), token);
+    }
+  });
+});
+
+describe("the issuer's key set (JWKS)", () => {
+  let harness: Harness;
+
+  afterEach(async () => {
+    await harness.close();
+  });
+
+  test("tokens naming unknown keys refetch the key set at most once per interval", async () => {
+    harness = await startHarness();
+    expect((await send(harness, await harness.issuer.mint())).statusCode).toBe(200);
+    expect(harness.jwks.fetches()).toBe(1);
+
+    const attackerKey = await generateSigningKey();
+    const unknownKeyTokens = async (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          signToken(attackerKey, accessTokenClaims(), { kid: `unknown-${index}-${nextId}` }),
+        ),
+      );
+    for (const token of await unknownKeyTokens(5)) expectRefused(await send(harness, token), token);
+    const concurrent = await unknownKeyTokens(20);
+    const results = await Promise.all(concurrent.map((token) => send(harness, token)));
+    for (const [index, result] of results.entries()) expectRefused(result, concurrent[index] ?? "");
+    expect(harness.jwks.fetches()).toBeLessThanOrEqual(2);
+
+    // The known key stays usable throughout.
+    expect((await send(harness, await harness.issuer.mint())).statusCode).toBe(200);
+  });
+
+  test("a JWKS endpoint that is down fails closed, quickly, with 503 and Retry-After (or 401)", async () => {
+    harness = await startHarness();
+    harness.jwks.setBehaviour("fail");
+    const token = await harness.issuer.mint();
+    const startedAt = performance.now();
+    const result = await send(harness, token);
+    expect(performance.now() - startedAt).toBeLessThan(3000);
+    expect([401, 503]).toContain(result.statusCode);
+    expectErrorAnswer(result);
+    if (result.statusCode === 503) expectRetryAfter(result);
+    expect(JSON.stringify(result)).not.toContain(token);
+
+    harness.jwks.setBehaviour("serve");
+    expect((await send(harness, token)).statusCode).toBe(200);
+  });
+
+  test("a hanging JWKS endpoint fails closed within the response timeout and its one retry", async () => {
+    harness = await startHarness();
+    harness.jwks.setBehaviour("hang");
+    const token = await harness.issuer.mint();
+    const startedAt = performance.now();
+    const result = await send(harness, token);
+    const elapsedMs = performance.now() - startedAt;
+    // 1 s response timeout, one retry: about 2 s; the bound only proves it does not wait for long.
+    expect(elapsedMs).toBeLessThan(3500);
+    expect([401, 503]).toContain(result.statusCode);
+    expectErrorAnswer(result);
+    if (result.statusCode === 503) expectRetryAfter(result);
+
+    harness.jwks.setBehaviour("serve");
+    expect((await send(harness, token)).statusCode).toBe(200);
+  });
+
+  test("once the keys are cached, the JWKS endpoint going down does not lock callers out", async () => {
+    harness = await startHarness();
+    expect((await send(harness, await harness.issuer.mint())).statusCode).toBe(200);
+    harness.jwks.setBehaviour("fail");
+    expect((await send(harness, await harness.issuer.mint())).statusCode).toBe(200);
+    expect(harness.jwks.fetches()).toBe(1);
+  });
+});

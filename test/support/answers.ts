@@ -1,0 +1,31 @@
+import { expect } from "vitest";
+import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+
+export interface ErrorBody {
+  error: number;
+  message: string;
+}
+
+/** Asserts the product's error answer: JSON, `{error: <status>, message}` and nothing else. */
+export function expectErrorAnswer(result: ApiGatewayResult, status?: number): ErrorBody {
+  if (status !== undefined) expect(result.statusCode).toBe(status);
+  expect(result.headers["content-type"]).toBe("application/json");
+  const body = JSON.parse(result.body) as unknown;
+  expect(body).toEqual({ error: result.statusCode, message: expect.any(String) });
+  const { message } = body as ErrorBody;
+  expect(message.length).toBeGreaterThan(0);
+  // No stack trace or source location leaks into an answer.
+  expect(message).not.toMatch(/\n\s+at |\.ts:\d+|node_modules/);
+  return body as ErrorBody;
+}
+
+/** The `WWW-Authenticate` challenge of RFC 6750: a Bearer challenge, on 401 and 403 alike. */
+export function expectBearerChallenge(result: ApiGatewayResult, error?: string): void {
+  const challenge = result.headers["www-authenticate"];
+  expect(challenge).toMatch(/^Bearer realm="[^"]*"/);
+  if (error !== undefined) expect(challenge).toContain(`error="${error}"`);
+}
+
+export function expectRetryAfter(result: ApiGatewayResult): void {
+  expect(result.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+}

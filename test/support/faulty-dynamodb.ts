@@ -1,0 +1,158 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * What the endpoint does with one request:
+ * - `proxy`: forward it to the real DynamoDB-compatible upstream and relay the answer;
+ * - `throttle`, `provisioned-throughput`: a 400 throttling error, as DynamoDB sends it;
+ * - `status-500`, `status-503`: a server error with a DynamoDB error body;
+ * - `html-502`: a load balancer's HTML error page;
+ * - `hang`: never answer; `reset`: reset the connection (TCP RST) without answering;
+ * - `malformed`: 200 with a body that is not JSON; `truncated`: 200 with JSON cut short;
+ * - `null-500`: 500 with the JSON body `null`;
+ * - `condition-failed-without-item`: ConditionalCheckFailedException with no `Item`, as servers that
+ *   ignore ReturnValuesOnConditionCheckFailure answer;
+ * - `proxy-then-hang`, `proxy-then-reset`: forward it (so the write happens) but lose the answer.
+ */
+export type Fault =
+  | "proxy"
+  | "throttle"
+  | "provisioned-throughput"
+  | "status-500"
+  | "status-503"
+  | "html-502"
+  | "hang"
+  | "reset"
+  | "malformed"
+  | "truncated"
+  | "null-500"
+  | "condition-failed-without-item"
+  | "proxy-then-hang"
+  | "proxy-then-reset";
+
+export interface RecordedRequest {
+  /** The operation, e.g. `PutItem`. */
+  operation: string;
+  body: Record<string, unknown>;
+  fault: Fault;
+}
+
+export interface FaultyDynamoDb {
+  url: string;
+  /** Answers the next requests with `faults`, in order, then every later one with `fallback`. */
+  script(faults: Fault[], fallback?: Fault): void;
+  requests(): RecordedRequest[];
+  clearRequests(): void;
+  close(): Promise<void>;
+}
+
+const JSON_1_0 = "application/x-amz-json-1.0";
+
+/** A loopback DynamoDB endpoint that misbehaves on cue, in front of a real one (dynalite). */
+export async function startFaultyDynamoDb(upstream: string): Promise<FaultyDynamoDb> {
+  let queue: Fault[] = [];
+  let fallback: Fault = "proxy";
+  let recorded: RecordedRequest[] = [];
+
+  const server = createServer((request, response) => {
+    void handle(request, response).catch(() => request.socket.destroy());
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const operation = String(request.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
+    const fault = queue.shift() ?? fallback;
+    recorded.push({ operation, body: JSON.parse(raw.toString("utf8")) as Record<string, unknown>, fault });
+
+    const error = (status: number, type: string, message: string): void => {
+      response
+        .writeHead(status, { "content-type": JSON_1_0 })
+        .end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message }));
+    };
+    switch (fault) {
+      case "proxy":
+      case "proxy-then-hang":
+      case "proxy-then-reset": {
+        const answer = await forward(upstream, request, raw);
+        if (fault === "proxy-then-hang") return;
+        if (fault === "proxy-then-reset") {
+          request.socket.resetAndDestroy();
+          return;
+        }
+        response.writeHead(answer.status, { "content-type": answer.contentType }).end(answer.body);
+        return;
+      }
+      case "throttle":
+        return error(400, "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
+      case "provisioned-throughput":
+        return error(
+          400,
+          "ProvisionedThroughputExceededException",
+          "The level of configured provisioned throughput for the table was exceeded.",
+        );
+      case "status-500":
+        return error(500, "InternalServerError", "Internal server error");
+      case "status-503":
+        return error(503, "ServiceUnavailable", "Service unavailable");
+      case "html-502":
+        response.writeHead(502, { "content-type": "text/html" }).end("<html><body>Bad Gateway</body></html>");
+        return;
+      case "hang":
+        return;
+      case "reset":
+        request.socket.resetAndDestroy();
+        return;
+      case "malformed":
+        response.writeHead(200, { "content-type": JSON_1_0 }).end("<?xml version='1.0'?><oops/>");
+        return;
+      case "truncated":
+        response.writeHead(200, { "content-type": JSON_1_0 }).end('{"ConsumedCapacity":{"Tab');
+        return;
+      case "null-500":
+        response.writeHead(500, { "content-type": JSON_1_0 }).end("null");
+        return;
+      case "condition-failed-without-item":
+        return error(400, "ConditionalCheckFailedException", "The conditional request failed");
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    script(faults, nextFallback = "proxy") {
+      queue = [...faults];
+      fallback = nextFallback;
+    },
+    requests: () => [...recorded],
+    clearRequests() {
+      recorded = [];
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function forward(
+  upstream: string,
+  request: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; contentType: string; body: string }> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string" && name !== "host" && name !== "connection" && name !== "content-length") {
+      headers.set(name, value);
+    }
+  }
+  const answer = await fetch(upstream, { method: "POST", headers, body: new Uint8Array(body) });
+  return {
+    status: answer.status,
+    contentType: answer.headers.get("content-type") ?? JSON_1_0,
+    body: await answer.text(),
+  };
+}
