@@ -12,6 +12,7 @@ export function bundlingFromBundleOptions(): BundlingOptions {
     sourcesContent: BUNDLE_OPTIONS.sourcesContent,
     target: BUNDLE_OPTIONS.target,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
+    inject: [...BUNDLE_OPTIONS.inject],
     // NodejsFunction has no `conditions` property; esbuild takes them as one comma-separated flag.
     esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
     // The handler uses global fetch and aws4fetch instead of the AWS SDK: bundle everything.

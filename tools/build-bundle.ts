@@ -4,17 +4,14 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { BUNDLE_OPTIONS, HANDLER_ENTRY } from "./bundle-options.ts";
+import { esbuildOptions, HANDLER_ENTRY } from "./bundle-options.ts";
 
 export const BUNDLE_PATH = fileURLToPath(new URL("../dist/handler/index.mjs", import.meta.url));
 
 export async function buildBundle(): Promise<string> {
   const { outputFiles } = await build({
-    ...BUNDLE_OPTIONS,
-    conditions: [...BUNDLE_OPTIONS.conditions],
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    ...esbuildOptions(),
     entryPoints: [HANDLER_ENTRY],
-    bundle: true,
     outfile: BUNDLE_PATH,
     logLevel: "warning",
     write: false,

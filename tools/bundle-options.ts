@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import type { BuildOptions } from "esbuild";
 
 /**
  * The one description of the deployable bundle. The CDK stack (NodejsFunction) and the
@@ -8,6 +9,11 @@ import { fileURLToPath } from "node:url";
 export const HANDLER_ENTRY = fileURLToPath(new URL("../lambda/handler.ts", import.meta.url));
 
 export const HANDLER_EXPORT = "handler";
+
+/** Stands in for the global Headers in the bundle: see the file for why. */
+export const SIGNING_HEADERS_SHIM = fileURLToPath(
+  new URL("../lambda/transport/signing-headers.ts", import.meta.url),
+);
 
 export const BUNDLE_OPTIONS = {
   format: "esm",
@@ -21,4 +27,16 @@ export const BUNDLE_OPTIONS = {
   // "browser" condition. It spares the cold start node:crypto and node:https (~8 ms measured).
   conditions: ["browser"],
   mainFields: ["module", "main"],
+  inject: [SIGNING_HEADERS_SHIM],
 } as const;
+
+/** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays). */
+export function esbuildOptions(): BuildOptions {
+  return {
+    ...BUNDLE_OPTIONS,
+    conditions: [...BUNDLE_OPTIONS.conditions],
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    inject: [...BUNDLE_OPTIONS.inject],
+    bundle: true,
+  };
+}

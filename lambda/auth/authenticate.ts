@@ -12,7 +12,6 @@ import {
   KidNotFoundInJwksError,
   WaitPeriodNotYetEndedJwkError,
 } from "aws-jwt-verify/error";
-import { SimpleFetcher } from "aws-jwt-verify/https";
 import { SimpleJwksCache, SimplePenaltyBox } from "aws-jwt-verify/jwk";
 import { JwtVerifier } from "aws-jwt-verify/jwt-verifier";
 import {
@@ -21,6 +20,7 @@ import {
   InvalidTokenError,
   MissingCredentialsError,
 } from "../errors.ts";
+import { createJwksFetcher } from "./jwks-fetcher.ts";
 
 export interface TokenPolicy {
   issuer: string;
@@ -61,7 +61,7 @@ export function createAuthenticator(policy: TokenPolicy): Authenticate {
     },
     {
       jwksCache: new SimpleJwksCache({
-        fetcher: new SimpleFetcher({ defaultRequestOptions: { responseTimeout: JWKS_RESPONSE_TIMEOUT_MS } }),
+        fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS),
         penaltyBox: new SimplePenaltyBox({ waitSeconds: UNKNOWN_KEY_REFETCH_INTERVAL_SECONDS }),
       }),
     },

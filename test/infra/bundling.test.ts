@@ -14,6 +14,7 @@ describe("bundlingFromBundleOptions", () => {
       sourcesContent: BUNDLE_OPTIONS.sourcesContent,
       target: BUNDLE_OPTIONS.target,
       mainFields: BUNDLE_OPTIONS.mainFields,
+      inject: BUNDLE_OPTIONS.inject,
       esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
       externalModules: [],
     });

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlantConflictError } from "../../lambda/errors.ts";
 import { createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore } from "../../lambda/store/dynamodb-plant-store.ts";
@@ -83,35 +85,49 @@ describe("the DynamoDB plant store, against dynalite", () => {
 
 describe("the DynamoDB plant store, against DynamoDB's own conflict answer", () => {
   // dynalite ignores ReturnValuesOnConditionCheckFailure; DynamoDB returns the old item with the
-  // conflict, which spares the extra read. A stubbed fetch plays DynamoDB here.
+  // conflict, which spares the extra read. A loopback endpoint answers as DynamoDB does.
   it("takes the existing plant from the failed write, without reading it again", async () => {
-    const operations: string[] = [];
-    const fetchStub = vi.fn(async (request: Request) => {
-      operations.push(String(request.headers.get("x-amz-target")));
-      const requestBody = JSON.parse(await request.text()) as Record<string, unknown>;
-      expect(requestBody).toMatchObject({
-        ConditionExpression: "attribute_not_exists(id)",
-        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    const requests: { target: string; body: Record<string, unknown> }[] = [];
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        requests.push({
+          target: String(request.headers["x-amz-target"]),
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
+        });
+        response.writeHead(400, { "content-type": "application/x-amz-json-1.0" }).end(
+          JSON.stringify({
+            __type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+            message: "The conditional request failed",
+            Item: { id: { N: "9007199254740993" }, name: { S: "Fern" }, tag: { S: "indoor" } },
+          }),
+        );
       });
-      return new Response(
-        JSON.stringify({
-          __type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
-          message: "The conditional request failed",
-          Item: { id: { N: "9007199254740993" }, name: { S: "Fern" }, tag: { S: "indoor" } },
-        }),
-        { status: 400, headers: { "content-type": "application/x-amz-json-1.0" } },
-      );
     });
-    vi.stubGlobal("fetch", fetchStub);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const dynamoDbLike = createDynamoDbPlantStore({
+      tableName: "plants",
+      region: LOCAL_REGION,
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+      deadlineMs: 2000,
+      attemptTimeoutMs: 1000,
+    });
     try {
-      const outcome = await store.putIfAbsent({ id: 9007199254740993n, name: "Rose" });
+      const outcome = await dynamoDbLike.putIfAbsent({ id: 9007199254740993n, name: "Rose" });
       expect(outcome).toEqual({
         created: false,
         existing: { id: 9007199254740993n, name: "Fern", tag: "indoor" },
       });
-      expect(operations).toEqual(["DynamoDB_20120810.PutItem"]);
+      expect(requests.map(({ target }) => target)).toEqual(["DynamoDB_20120810.PutItem"]);
+      expect(requests[0]?.body).toMatchObject({
+        ConditionExpression: "attribute_not_exists(id)",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      });
     } finally {
-      vi.unstubAllGlobals();
+      server.closeAllConnections();
+      server.close();
     }
   });
 });

@@ -1,0 +1,38 @@
+import { FetchError, NonRetryableFetchError } from "aws-jwt-verify/error";
+import type { Fetcher } from "aws-jwt-verify/https";
+import { httpRequest } from "../transport/http-request.ts";
+
+/**
+ * aws-jwt-verify's key-set download, on node:http like the store's calls (see http-request.ts).
+ * Like the library's own fetcher: one immediate retry on a network fault, none on a non-200 answer;
+ * its FetchError tells the authenticator that the issuer, not the token, is at fault.
+ */
+export function createJwksFetcher(timeoutMs: number): Fetcher {
+  const fetchOnce = async (uri: string): Promise<ArrayBuffer> => {
+    let answer: Awaited<ReturnType<typeof httpRequest>>;
+    try {
+      answer = await httpRequest({
+        method: "GET",
+        url: new URL(uri),
+        headers: { accept: "application/json" },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw new FetchError(uri, error instanceof Error ? error.message : String(error));
+    }
+    if (answer.status !== 200) {
+      throw new NonRetryableFetchError(uri, `Status code is ${answer.status}, expected 200`);
+    }
+    return new TextEncoder().encode(answer.body).buffer as ArrayBuffer;
+  };
+  return {
+    async fetch(uri) {
+      try {
+        return await fetchOnce(uri);
+      } catch (error) {
+        if (error instanceof NonRetryableFetchError) throw error;
+        return fetchOnce(uri);
+      }
+    },
+  };
+}
