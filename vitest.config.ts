@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { BUNDLE_OPTIONS } from "./tools/bundle-options.ts";
 
-// Tests run the code as it ships: aws-jwt-verify's WebCrypto-and-fetch build (the bundle's
+// Tests run the code as it ships: aws-jwt-verify's WebCrypto build (the bundle's
 // "browser" condition), not its node:https one, which refuses the loopback issuers tests use.
 const shippedConditions = [...BUNDLE_OPTIONS.conditions, "module", "node", "development|production"];
 

@@ -1,0 +1,44 @@
+import {
+  DYNAMODB_USD_PER_MILLION_WRITE_UNITS,
+  HTTP_API_USD_PER_MILLION_REQUESTS,
+  LAMBDA_ARM64_USD_PER_GB_SECOND,
+  LAMBDA_USD_PER_MILLION_REQUESTS,
+} from "./prices.ts";
+
+/** Lambda allocates CPU in proportion to memory: 1,769 MB is one full vCPU (AWS documentation). */
+export const MEMORY_MB_PER_VCPU = 1769;
+
+export interface CostPerMillion {
+  durationMs: number;
+  /** Lambda bills each invocation's duration rounded up to the millisecond. */
+  billedMs: number;
+  memoryMb: number;
+  lambdaComputeUsd: number;
+  lambdaRequestsUsd: number;
+  httpApiUsd: number;
+  /** One write request unit per create: the item is well under 1 KB. */
+  dynamoDbUsd: number;
+  totalUsd: number;
+}
+
+export function costPerMillionCreates(durationMs: number, memoryMb: number): CostPerMillion {
+  const billedMs = Math.ceil(durationMs);
+  const lambdaComputeUsd = 1e6 * (billedMs / 1000) * (memoryMb / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND;
+  const parts = {
+    lambdaComputeUsd,
+    lambdaRequestsUsd: LAMBDA_USD_PER_MILLION_REQUESTS,
+    httpApiUsd: HTTP_API_USD_PER_MILLION_REQUESTS,
+    dynamoDbUsd: DYNAMODB_USD_PER_MILLION_WRITE_UNITS,
+  };
+  const totalUsd = Object.values(parts).reduce((sum, part) => sum + part, 0);
+  return { durationMs, billedMs, memoryMb, ...parts, totalUsd };
+}
+
+/**
+ * A duration for AWS from this machine's numbers: the handler's CPU time, stretched by the fraction of a
+ * vCPU the configured memory buys, plus one in-region DynamoDB round trip (an assumption, not measured).
+ */
+export function estimatedAwsDurationMs(handlerCpuMicros: number, memoryMb: number, storeRoundTripMs: number) {
+  const vcpuShare = Math.min(1, memoryMb / MEMORY_MB_PER_VCPU);
+  return handlerCpuMicros / 1000 / vcpuShare + storeRoundTripMs;
+}

@@ -1,0 +1,80 @@
+import { pathToFileURL } from "node:url";
+import { apiGatewayEvent } from "../test/support/events.ts";
+import { runNodeForJson } from "./child-process.ts";
+import { type Summary, summarize } from "./stats.ts";
+
+/**
+ * In a fresh process: import the bundle and answer one valid create (which fetches the issuer's JWKS
+ * and writes to the store), then answer `warmCalls` more on the now-warm instance. Every create has
+ * its own id, so each one is a real write.
+ */
+const FIRST_INVOCATION_PROBE = `
+const [url, eventJson, firstId, warmCalls] = process.argv.slice(1);
+const template = JSON.parse(eventJson);
+let nextId = BigInt(firstId);
+const nextEvent = () => ({ ...template, body: '{"id":' + nextId++ + ',"name":"Fern","tag":"bench"}' });
+const answered = (answer) => {
+  if (answer.statusCode !== 200) throw new Error("create answered " + answer.statusCode + ": " + answer.body);
+};
+const firstEvent = nextEvent();
+const startedAt = performance.now();
+const { handler } = await import(url);
+const importMs = performance.now() - startedAt;
+answered(await handler(firstEvent));
+const firstMs = performance.now() - startedAt;
+const warmMs = [];
+for (let call = 0; call < Number(warmCalls); call++) {
+  const event = nextEvent();
+  const callStartedAt = performance.now();
+  answered(await handler(event));
+  warmMs.push(performance.now() - callStartedAt);
+}
+process.stdout.write(JSON.stringify({ importMs, firstMs, warmMs }) + "\\n");
+process.exit(0); // not waiting for the store's keep-alive connections to time out
+`;
+
+export interface FirstInvocationResult {
+  /** Import plus the first create, in a fresh process. */
+  first: Summary;
+  /** The import alone, from the same processes. */
+  importOnly: Summary;
+  /** Wall time of each later create on a warm instance: the billed duration's estimate. */
+  warm: Summary;
+}
+
+export interface FirstInvocationSetup {
+  bundlePath: string;
+  /** The bundle's configuration, pointing at a running JWKS server and a store with the table. */
+  environment: Record<string, string>;
+  token: string;
+  runs: number;
+  warmCallsPerRun: number;
+}
+
+export async function measureFirstInvocation(setup: FirstInvocationSetup): Promise<FirstInvocationResult> {
+  const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
+  const idsPerRun = setup.warmCallsPerRun + 1;
+  const firstId = Date.now() * 1000;
+  const first: number[] = [];
+  const importOnly: number[] = [];
+  const warm: number[] = [];
+  for (let run = 0; run < setup.runs; run++) {
+    const args = [
+      "--input-type=module",
+      "--eval",
+      FIRST_INVOCATION_PROBE,
+      pathToFileURL(setup.bundlePath).href,
+      event,
+      String(firstId + run * idsPerRun),
+      String(setup.warmCallsPerRun),
+    ];
+    const result = await runNodeForJson<{ importMs: number; firstMs: number; warmMs: number[] }>(
+      args,
+      setup.environment,
+    );
+    first.push(result.firstMs);
+    importOnly.push(result.importMs);
+    warm.push(...result.warmMs);
+  }
+  return { first: summarize(first), importOnly: summarize(importOnly), warm: summarize(warm) };
+}

@@ -1,0 +1,46 @@
+export type Verdict = "PASS" | "FAIL" | "info" | "ERROR";
+
+export interface Row {
+  item: string;
+  result: string;
+  measured: string;
+  budget: string;
+  verdict: Verdict;
+}
+
+/** A row checked against an upper bound. */
+export function budgetRow(
+  item: string,
+  result: string,
+  measured: string,
+  value: number,
+  limit: number,
+  budget: string,
+): Row {
+  return { item, result, measured, budget, verdict: value <= limit ? "PASS" : "FAIL" };
+}
+
+export function infoRow(item: string, result: string, measured: string): Row {
+  return { item, result, measured, budget: "—", verdict: "info" };
+}
+
+export function errorRow(item: string, result: string, error: unknown): Row {
+  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  return { item, result, measured: `error: ${message}`, budget: "—", verdict: "ERROR" };
+}
+
+/** A Markdown table, its columns padded so that it reads in a terminal and pastes into a document. */
+export function renderTable(rows: Row[]): string {
+  const header = ["#", "Result", "Measured", "Budget", "Verdict"];
+  const cells = [header, ...rows.map((row) => [row.item, row.result, row.measured, row.budget, row.verdict])];
+  const widths = header.map((_, column) => Math.max(...cells.map((line) => (line[column] ?? "").length)));
+  const line = (values: string[]) =>
+    `| ${values.map((value, column) => value.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  const rule = `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`;
+  return [line(header), rule, ...cells.slice(1).map(line)].join("\n");
+}
+
+export const ms = (value: number) => `${value.toFixed(1)} ms`;
+export const micros = (value: number) => `${value.toFixed(0)} µs`;
+export const times = (value: number) => `${value.toFixed(2)}×`;
+export const usd = (value: number) => `$${value.toFixed(3)}`;

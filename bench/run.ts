@@ -1,0 +1,241 @@
+/**
+ * `npm run bench`: cold start, first invocation, warm CPU, local load and cost, each against its
+ * budget, printed as one table. It is a report: it exits 0 even when a budget fails, unless
+ * BENCH_STRICT=1. Counts come from BENCH_* variables; the defaults keep it under two minutes.
+ */
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { CONTEXT_DEFAULTS } from "../infra/config.ts";
+import { startHarness } from "../test/support/harness.ts";
+import { buildBenchBundles } from "./bundles.ts";
+import { measureColdStart } from "./cold-start.ts";
+import { costPerMillionCreates, estimatedAwsDurationMs } from "./cost.ts";
+import { measureFirstInvocation } from "./first-invocation.ts";
+import { measureLocalLoad } from "./local-load.ts";
+import { PRICES_READ_ON, PRICES_REGION } from "./prices.ts";
+import { budgetRow, errorRow, infoRow, micros, ms, type Row, renderTable, times, usd } from "./report.ts";
+import { measureWarmCpu } from "./warm-cpu.ts";
+
+const BUDGET = {
+  bundleKiB: 40,
+  importMedianMs: 10,
+  importRatio: 2.7,
+  firstInvocationMs: 25,
+  warmCpuRatio: 1.5,
+  localPathRatio: 1.25,
+} as const;
+
+/** In-region DynamoDB PutItem round trips, as commonly observed: an assumption, not a measurement. */
+const AWS_STORE_ROUND_TRIP_MS = { low: 3, high: 8 } as const;
+
+function count(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+const settings = {
+  importRounds: count("BENCH_IMPORT_ROUNDS", 40),
+  firstInvocationRuns: count("BENCH_FIRST_RUNS", 15),
+  warmCallsPerRun: count("BENCH_WARM_CALLS", 40),
+  cpuCreates: count("BENCH_CPU_CREATES", 5000),
+  loadConnections: count("BENCH_LOAD_CONNECTIONS", 10),
+  loadSeconds: count("BENCH_LOAD_SECONDS", 5),
+  loadWarmUpSeconds: count("BENCH_LOAD_WARM_UP_SECONDS", 1),
+};
+const memoryMb = CONTEXT_DEFAULTS.memorySize;
+const startedAt = performance.now();
+const rows: Row[] = [];
+const notes: string[] = [];
+
+async function section(item: string, name: string, measure: () => Promise<void>): Promise<void> {
+  process.stderr.write(`bench: ${name}...\n`);
+  try {
+    await measure();
+  } catch (error) {
+    rows.push(errorRow(item, name, error));
+    console.error(error);
+  }
+}
+
+const bundles = await buildBenchBundles();
+const bundleKiB = bundles.handlerBytes / 1024;
+rows.push(
+  budgetRow(
+    "1",
+    "Bundle size, minified, no source map",
+    `${bundleKiB.toFixed(1)} KiB`,
+    bundleKiB,
+    BUDGET.bundleKiB,
+    `≤ ${BUDGET.bundleKiB} KiB`,
+  ),
+);
+
+await section("1", "Cold start: import of the bundle", async () => {
+  const cold = await measureColdStart(bundles.handlerPath, bundles.emptyPath, settings.importRounds);
+  rows.push(
+    budgetRow(
+      "1",
+      `Import of the bundle, median (p90), ${cold.bundle.count} fresh processes`,
+      `${ms(cold.bundle.median)} (${ms(cold.bundle.p90)})`,
+      cold.bundle.median,
+      BUDGET.importMedianMs,
+      `≤ ${BUDGET.importMedianMs} ms median`,
+    ),
+    infoRow(
+      "1",
+      "Import of an empty handler, same run, interleaved",
+      `${ms(cold.empty.median)} (${ms(cold.empty.p90)})`,
+    ),
+    budgetRow(
+      "1",
+      "Import ratio, bundle / empty handler (medians)",
+      times(cold.ratio),
+      cold.ratio,
+      BUDGET.importRatio,
+      `≤ ${BUDGET.importRatio}×`,
+    ),
+  );
+});
+
+const harness = await startHarness();
+const token = await harness.issuer.mint();
+let warmDurationMs: number | undefined;
+let createCpuMicros: number | undefined;
+try {
+  await section("2", "First invocation", async () => {
+    const first = await measureFirstInvocation({
+      bundlePath: bundles.handlerPath,
+      environment: harness.environment,
+      token,
+      runs: settings.firstInvocationRuns,
+      warmCallsPerRun: settings.warmCallsPerRun,
+    });
+    warmDurationMs = first.warm.median;
+    rows.push(
+      budgetRow(
+        "2",
+        `Import + first create (JWKS fetch, dynalite write), median (p90), ${first.first.count} processes`,
+        `${ms(first.first.median)} (${ms(first.first.p90)})`,
+        first.first.median,
+        BUDGET.firstInvocationMs,
+        `≤ ${BUDGET.firstInvocationMs} ms median`,
+      ),
+      infoRow(
+        "2",
+        `Later creates on the warm instance against dynalite, median (p99), ${first.warm.count} calls`,
+        `${ms(first.warm.median)} (${ms(first.warm.p99)})`,
+      ),
+    );
+    notes.push(
+      `first invocation: the import part ${ms(first.importOnly.median)} median, ` +
+        `the first create ${ms(first.first.median - first.importOnly.median)} (difference of medians)`,
+    );
+  });
+
+  await section("3", "Warm handler CPU", async () => {
+    const warm = await measureWarmCpu(harness.environment, token, settings.cpuCreates);
+    createCpuMicros = warm.createCpuMicros.median;
+    rows.push(
+      infoRow(
+        "3",
+        `Warm create, in-memory store: CPU per create, median (p90) of ${warm.createCpuMicros.count} blocks`,
+        `${micros(warm.createCpuMicros.median)} (${micros(warm.createCpuMicros.p90)})`,
+      ),
+      infoRow(
+        "3",
+        "Token verification alone (authenticate), CPU per call",
+        `${micros(warm.verifyCpuMicros.median)} (${micros(warm.verifyCpuMicros.p90)})`,
+      ),
+      budgetRow(
+        "3",
+        "Warm CPU ratio, create / verification alone (medians)",
+        times(warm.ratio),
+        warm.ratio,
+        BUDGET.warmCpuRatio,
+        `≤ ${BUDGET.warmCpuRatio}×`,
+      ),
+    );
+    notes.push(
+      `warm wall time per call: create ${micros(warm.createWallMicros.median)}, ` +
+        `verification ${micros(warm.verifyWallMicros.median)} (medians)`,
+    );
+  });
+} finally {
+  await harness.close();
+}
+
+await section("4", "Local end-to-end load", async () => {
+  const load = await measureLocalLoad({
+    connections: settings.loadConnections,
+    seconds: settings.loadSeconds,
+    warmUpSeconds: settings.loadWarmUpSeconds,
+  });
+  const describe = (result: typeof load.localPath) =>
+    `${result.createsPerSecond.toFixed(0)}/s, p50 ${ms(result.latency.median)}, p99 ${ms(result.latency.p99)}`;
+  rows.push(
+    infoRow(
+      "4",
+      `Local path (npm start's API), ${settings.loadConnections} connections, ${settings.loadSeconds} s: ${load.localPath.creates} creates`,
+      describe(load.localPath),
+    ),
+    infoRow(
+      "4",
+      `Raw PutItem to dynalite, same connections, same ${load.rawStore.creates} writes`,
+      describe(load.rawStore),
+    ),
+    budgetRow(
+      "4",
+      "Local path ratio, raw creates/s over local creates/s",
+      `${times(load.ratio)} (p50 latency ${times(load.latencyRatio)})`,
+      load.ratio,
+      BUDGET.localPathRatio,
+      `≤ ${BUDGET.localPathRatio}×`,
+    ),
+  );
+});
+
+await section("5", "Cost", async () => {
+  if (warmDurationMs === undefined || createCpuMicros === undefined) {
+    throw new Error("needs the warm duration (2) and the warm CPU (3)");
+  }
+  const measured = costPerMillionCreates(warmDurationMs, memoryMb);
+  const low = costPerMillionCreates(
+    estimatedAwsDurationMs(createCpuMicros, memoryMb, AWS_STORE_ROUND_TRIP_MS.low),
+    memoryMb,
+  );
+  const high = costPerMillionCreates(
+    estimatedAwsDurationMs(createCpuMicros, memoryMb, AWS_STORE_ROUND_TRIP_MS.high),
+    memoryMb,
+  );
+  rows.push(
+    infoRow(
+      "5",
+      `Cost per 1M creates, measured duration ${ms(measured.durationMs)} → billed ${measured.billedMs} ms, ${memoryMb} MB arm64`,
+      usd(measured.totalUsd),
+    ),
+    infoRow(
+      "5",
+      `Cost per 1M creates, AWS estimate: billed ${low.billedMs}–${high.billedMs} ms (DynamoDB ${AWS_STORE_ROUND_TRIP_MS.low}–${AWS_STORE_ROUND_TRIP_MS.high} ms)`,
+      `${usd(low.totalUsd)}–${usd(high.totalUsd)}`,
+    ),
+  );
+  notes.push(
+    `cost per 1M creates (measured duration): Lambda compute ${usd(measured.lambdaComputeUsd)}, ` +
+      `Lambda requests ${usd(measured.lambdaRequestsUsd)}, HTTP API ${usd(measured.httpApiUsd)}, ` +
+      `DynamoDB writes ${usd(measured.dynamoDbUsd)}; ${PRICES_REGION} prices of ${PRICES_READ_ON} (bench/prices.ts)`,
+  );
+});
+
+const cpu = cpus()[0]?.model ?? "unknown CPU";
+console.log(
+  `\nPlant Store benchmarks: node ${process.version}, ${availableParallelism()} × ${cpu}, ` +
+    `load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(" ")}, ${((performance.now() - startedAt) / 1000).toFixed(0)} s\n`,
+);
+console.log(renderTable(rows));
+console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
+
+const failed = rows.filter((row) => row.verdict === "FAIL" || row.verdict === "ERROR");
+if (failed.length > 0) console.log(`\n${failed.length} result(s) did not meet the budget or did not run.`);
+if (process.env.BENCH_STRICT === "1" && failed.length > 0) process.exitCode = 1;
