@@ -85,11 +85,12 @@ export class PlantStoreStack extends Stack {
       logGroup: functionLogGroup,
       loggingFormat: LoggingFormat.JSON,
       bundling: bundlingFromBundleOptions(),
+      // Not NODE_OPTIONS=--enable-source-maps: it adds ~3.5 ms to every cold start (measured, ~40% of
+      // the import). Stacks in the log are of the minified bundle; index.mjs.map ships beside it.
       environment: {
         TABLE_NAME: table.tableName,
         ...tokenVerification.environment,
         STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
-        NODE_OPTIONS: "--enable-source-maps",
       },
     });
 

@@ -41,7 +41,6 @@ describe("with a bring-your-own issuer", () => {
       JWKS_URL: "https://login.example.com/tenant/keys",
       REQUIRED_SCOPE: "plants.write",
       STORE_DEADLINE_MS: "3000",
-      NODE_OPTIONS: "--enable-source-maps",
     });
   });
 

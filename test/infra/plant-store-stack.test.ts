@@ -65,7 +65,6 @@ describe("the handler function", () => {
           JWT_CLIENT_IDS: clientRef,
           REQUIRED_SCOPE: "plants/write",
           STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
-          NODE_OPTIONS: "--enable-source-maps",
         },
       },
     });
@@ -73,7 +72,6 @@ describe("the handler function", () => {
     expect(Object.keys(variables).sort()).toEqual([
       "JWT_CLIENT_IDS",
       "JWT_ISSUER",
-      "NODE_OPTIONS",
       "REQUIRED_SCOPE",
       "STORE_DEADLINE_MS",
       "TABLE_NAME",
