@@ -3,6 +3,8 @@ export interface RequestLogEntry {
   status: number;
   latencyMs: number;
   errorKind?: string;
+  /** The authenticated caller's OAuth client, for audit: an identifier, not a credential. */
+  clientId?: string | undefined;
   plantId?: string;
   /** For 5xx answers only: what failed underneath, never a credential. */
   detail?: string;

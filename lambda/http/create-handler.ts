@@ -27,13 +27,20 @@ export function createHandler({ authenticate, store }: Dependencies): Handler {
   return async (event, context) => {
     const startedAt = performance.now();
     const request = toHttpRequest(event, context);
+    let clientId: string | undefined;
     let plantId: string | undefined;
     try {
-      await authenticate(request.headers.get("authorization"));
+      ({ clientId } = await authenticate(request.headers.get("authorization")));
       const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
       plantId = newPlant.id.toString();
       const plant = await createPlant(store, newPlant);
-      logRequest({ requestId: request.requestId, status: 200, latencyMs: elapsed(startedAt), plantId });
+      logRequest({
+        requestId: request.requestId,
+        status: 200,
+        latencyMs: elapsed(startedAt),
+        clientId,
+        plantId,
+      });
       return toApiGatewayResult({ status: 200, body: plant });
     } catch (error) {
       const { response, kind } = toErrorAnswer(error, request.requestId);
@@ -42,6 +49,7 @@ export function createHandler({ authenticate, store }: Dependencies): Handler {
         status: response.status,
         latencyMs: elapsed(startedAt),
         errorKind: kind,
+        ...(clientId === undefined ? {} : { clientId }),
         ...(plantId === undefined ? {} : { plantId }),
         ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
       });

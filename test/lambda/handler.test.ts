@@ -258,6 +258,7 @@ describe("failures", () => {
         requestId: "CwDvjgQ6joEEMkQ=",
         status: 400,
         errorKind: "bad_request",
+        clientId: "plant-store-local",
       });
       expect(typeof line.latencyMs).toBe("number");
       expect(output).not.toContain(token);
