@@ -23,7 +23,8 @@ export function createJwksFetcher(timeoutMs: number): Fetcher {
     if (answer.status !== 200) {
       throw new NonRetryableFetchError(uri, `Status code is ${answer.status}, expected 200`);
     }
-    return new TextEncoder().encode(answer.body).buffer as ArrayBuffer;
+    const { buffer, byteOffset, byteLength } = answer.body;
+    return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
   };
   return {
     async fetch(uri) {

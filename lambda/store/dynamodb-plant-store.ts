@@ -89,7 +89,8 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore
     } catch (error) {
       throw new TransientStoreError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
     }
-    const { status, body: text } = answer;
+    const { status } = answer;
+    const text = answer.body.toString("utf8");
     const ok = status >= 200 && status < 300;
     let body: unknown;
     try {

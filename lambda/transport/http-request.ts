@@ -10,7 +10,7 @@ export interface HttpRequest {
 
 export interface HttpAnswer {
   status: number;
-  body: string;
+  body: Buffer;
 }
 
 /** An answer larger than this is not one of DynamoDB's or a JWKS: refuse it rather than buffer it. */
@@ -36,9 +36,7 @@ export async function httpRequest({ method, url, headers, body, signal }: HttpRe
         if (size > MAX_ANSWER_BYTES) incoming.destroy(new Error(`answer over ${MAX_ANSWER_BYTES} bytes`));
         else chunks.push(chunk);
       });
-      incoming.on("end", () =>
-        resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-      );
+      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks) }));
       incoming.on("error", reject);
     });
     outgoing.on("error", reject);
