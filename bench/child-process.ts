@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { BUNDLE_OPTIONS } from "../tools/bundle-options.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -28,7 +29,8 @@ export async function runNodeForJson<T>(args: string[], environment: Record<stri
 /** Arguments that run a TypeScript file of this project under tsx, resolving packages as the bundle does. */
 export function typeScriptChild(file: string): string[] {
   // The bundle takes aws-jwt-verify's WebCrypto build ("browser"); so must in-process runs.
-  return ["--conditions=browser", "--import", "tsx", fileURLToPath(new URL(file, import.meta.url))];
+  const conditions = BUNDLE_OPTIONS.conditions.map((condition) => `--conditions=${condition}`);
+  return [...conditions, "--import", "tsx", fileURLToPath(new URL(file, import.meta.url))];
 }
 
 /** BENCH_CPU_PROF_DIR=<dir>: every child writes a V8 CPU profile there, sampled every 50 µs. */

@@ -30,7 +30,7 @@ for (let call = 0; call < Number(warmCalls); call++) {
   warmMs.push(performance.now() - callStartedAt);
 }
 process.stdout.write(JSON.stringify({ importMs, firstMs, warmMs }) + "\\n");
-process.exit(0); // not waiting for the store's keep-alive connections to time out
+process.exit(0); // a safeguard: nothing else is left to run
 `;
 
 export interface FirstInvocationResult {

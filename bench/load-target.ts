@@ -38,7 +38,8 @@ const [kind, dataDir] = process.argv.slice(2);
 if (kind !== "local-api" && kind !== "dynalite") throw new Error(`unknown load target '${kind}'`);
 if (dataDir === undefined) throw new Error("the data folder is required");
 const close = await start(kind, dataDir);
-process.once("message", () => {
+// A message asks it to stop; so does losing its parent (killed, crashed), lest it hold its port and data.
+const stop = (): void => {
   close().then(
     () => process.exit(0),
     (error: unknown) => {
@@ -46,4 +47,6 @@ process.once("message", () => {
       process.exit(1);
     },
   );
-});
+};
+process.once("message", stop);
+process.once("disconnect", stop);

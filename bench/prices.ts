@@ -1,6 +1,6 @@
 /**
- * Public on-demand prices, us-east-1, as taken from the AWS pricing pages on 2026-11-22 (the
- * benchmark machine has no network, so they are recorded here, not fetched). Re-read them before
+ * Public on-demand list prices, us-east-1, as given in the project's issue 4 and copied on 2026-11-22;
+ * not re-read from the AWS pricing pages (the benchmark machine has no network). Re-read them before
  * quoting a cost: they change, and they differ by region.
  */
 export const PRICES_READ_ON = "2026-11-22";

@@ -15,7 +15,7 @@ export function bundlingFromBundleOptions(): BundlingOptions {
     inject: [...BUNDLE_OPTIONS.inject],
     // NodejsFunction has no `conditions` property; esbuild takes them as one comma-separated flag.
     esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
-    // The handler uses global fetch and aws4fetch instead of the AWS SDK: bundle everything.
+    // No AWS SDK (aws4fetch signs, node:http sends), nothing provided by the runtime: bundle everything.
     externalModules: [],
   };
 }

@@ -4,6 +4,8 @@ import { buildBundle } from "../tools/build-bundle.ts";
 import { HANDLER_EXPORT } from "../tools/bundle-options.ts";
 
 let loads = 0;
+/** Loads run one at a time: each sets process.env around its import and puts it back after. */
+let previousLoad: Promise<unknown> = Promise.resolve();
 
 /**
  * Builds the deployable bundle (the stack's entry and options) and cold-starts a fresh instance of it
@@ -12,7 +14,13 @@ let loads = 0;
  * own configuration (a restart in the same process serves its key set on a new port). The variables are
  * set for the import only, then put back, so the caller's process.env ends as it was.
  */
-export async function loadBundledHandler(environment: Record<string, string>): Promise<Handler> {
+export function loadBundledHandler(environment: Record<string, string>): Promise<Handler> {
+  const load = previousLoad.then(() => loadOnce(environment));
+  previousLoad = load.catch(() => undefined);
+  return load;
+}
+
+async function loadOnce(environment: Record<string, string>): Promise<Handler> {
   const bundlePath = await buildBundle();
   loads += 1;
   const previous = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));

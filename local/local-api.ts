@@ -41,7 +41,7 @@ export interface LocalApiOptions {
 }
 
 export interface LocalApi {
-  /** The base URL, like the stack's ApiUrl output: the API is `${url}/plants`. */
+  /** The base URL; unlike the stack's ApiUrl output, without `/plants`. */
   url: string;
   /** The `iss` of the local tokens. */
   issuerUrl: string;
@@ -68,9 +68,11 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     }
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
     const jwksUrl = `${url}${JWKS_PATH}`;
+    // Recorded as soon as it listens (its key set answers already), so no other process opens the
+    // store while the bundle builds.
+    await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     const invoke = await loadBundledHandler(handlerEnvironment(store, jwksUrl));
     handler = invoke;
-    await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -133,8 +135,14 @@ async function serve(request: IncomingMessage, response: ServerResponse, context
     result: errorResult(400, `the request could not be read: ${String(error)}`),
     headers: { connection: "close" },
   }));
-  writeHttpApiResult(response, result, headers);
-  context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
+  try {
+    writeHttpApiResult(response, result, headers);
+    context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
+  } catch (error) {
+    // A result API Gateway could not send either (a bad status or header): the client gets a reset.
+    console.error(`could not answer ${method} ${rawPath}:`, error);
+    response.destroy();
+  }
 }
 
 async function answer(

@@ -1,4 +1,4 @@
-/** `npm start`: the local run of the API (see local/README-local.md). */
+/** `npm start`: the local run of the API (see "Run it locally" in README.md). */
 import { type LocalApi, startLocalApi } from "./local-api.ts";
 import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
 
