@@ -18,7 +18,7 @@ import {
   toHttpApiEvent,
   writeHttpApiResult,
 } from "./http-bridge.ts";
-import { LOCAL_ISSUER, loadLocalIssuer } from "./local-issuer.ts";
+import { loadLocalIssuer } from "./local-issuer.ts";
 import { DEFAULT_TABLE_NAME } from "./local-settings.ts";
 import { findRunningServer, removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
@@ -43,9 +43,6 @@ export interface LocalApiOptions {
 export interface LocalApi {
   /** The base URL; unlike the stack's ApiUrl output, without `/plants`. */
   url: string;
-  /** The `iss` of the local tokens. */
-  issuerUrl: string;
-  jwksUrl: string;
   store: StoreTarget;
   /** Runs the bundled handler on an event, as `npm run invoke` does. */
   invoke: Handler;
@@ -76,8 +73,6 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     let closing: Promise<void> | undefined;
     return {
       url,
-      issuerUrl: LOCAL_ISSUER,
-      jwksUrl,
       store,
       invoke,
       close() {
