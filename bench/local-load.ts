@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { AwsClient } from "aws4fetch";
+import { putIfAbsentInput } from "../lambda/store/dynamodb-plant-store.ts";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../local/dynamodb.ts";
 import { DEFAULT_TABLE_NAME } from "../local/local-settings.ts";
 import { profilingArguments } from "./child-process.ts";
@@ -71,12 +72,7 @@ function createBody(id: number): string {
 
 /** The PutItem the handler sends for the same create. */
 function putItemBody(id: number): string {
-  return JSON.stringify({
-    TableName: DEFAULT_TABLE_NAME,
-    Item: { id: { N: String(id) }, name: { S: PLANT.name }, tag: { S: PLANT.tag } },
-    ConditionExpression: "attribute_not_exists(id)",
-    ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-  });
+  return JSON.stringify(putIfAbsentInput(DEFAULT_TABLE_NAME, { id: BigInt(id), ...PLANT }));
 }
 
 function localApiHeaders(token: string): Record<string, string> {

@@ -115,16 +115,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore
 
   const attemptPut = async (plant: NewPlant, signal: AbortSignal): Promise<PutOutcome> => {
     try {
-      await call(
-        "PutItem",
-        {
-          TableName: settings.tableName,
-          Item: toItem(plant),
-          ConditionExpression: "attribute_not_exists(id)",
-          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-        },
-        signal,
-      );
+      await call("PutItem", putIfAbsentInput(settings.tableName, plant), signal);
       return { created: true };
     } catch (error) {
       if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) throw error;
@@ -162,6 +153,16 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore
         throw error;
       }
     },
+  };
+}
+
+/** The conditional PutItem of a plant: it never overwrites, and a conflict returns what is stored. */
+export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
+  return {
+    TableName: tableName,
+    Item: toItem(plant),
+    ConditionExpression: "attribute_not_exists(id)",
+    ReturnValuesOnConditionCheckFailure: "ALL_OLD",
   };
 }
 
