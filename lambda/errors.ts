@@ -8,6 +8,12 @@ export class PayloadTooLargeError extends Error {}
 
 export class UnsupportedMediaTypeError extends Error {}
 
+/**
+ * A request malformed in a way RFC 6750 §3.1 calls `invalid_request`: two Authorization values, a
+ * Bearer token not separated by a space, a body whose base64 encoding is broken.
+ */
+export class InvalidRequestError extends Error {}
+
 /** No usable bearer credentials: RFC 6750 says to answer with a bare challenge. */
 export class MissingCredentialsError extends Error {}
 

@@ -1,3 +1,4 @@
+import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { logRequest } from "../log.ts";
 import { createPlant } from "../plants/create-plant.ts";
@@ -6,18 +7,20 @@ import type { PlantStore } from "../store/plant-store.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
-  type LambdaContext,
   toApiGatewayResult,
-  toHttpRequest,
+  toApiRequest,
 } from "./api-gateway.ts";
-import { toErrorAnswer } from "./error-response.ts";
+import { toErrorResponse } from "./error-response.ts";
 
 export interface Dependencies {
   authenticate: Authenticate;
   store: PlantStore;
 }
 
-export type Handler = (event: ApiGatewayEvent, context?: LambdaContext) => Promise<ApiGatewayResult>;
+export type Handler = (
+  event: ApiGatewayEvent,
+  context?: Pick<Context, "awsRequestId">,
+) => Promise<ApiGatewayResult>;
 
 /**
  * POST /plants over API Gateway: authenticate before reading the body, parse, create, answer.
@@ -26,7 +29,7 @@ export type Handler = (event: ApiGatewayEvent, context?: LambdaContext) => Promi
 export function createHandler({ authenticate, store }: Dependencies): Handler {
   return async (event, context) => {
     const startedAt = performance.now();
-    const request = toHttpRequest(event, context);
+    const request = toApiRequest(event, context);
     let clientId: string | undefined;
     let plantId: string | undefined;
     try {
@@ -43,7 +46,7 @@ export function createHandler({ authenticate, store }: Dependencies): Handler {
       });
       return toApiGatewayResult({ status: 200, body: plant });
     } catch (error) {
-      const { response, kind } = toErrorAnswer(error, request.requestId);
+      const { response, kind } = toErrorResponse(error, request.requestId);
       logRequest({
         requestId: request.requestId,
         status: response.status,

@@ -2,24 +2,25 @@ import {
   BadRequestError,
   DependencyUnavailableError,
   InsufficientScopeError,
+  InvalidRequestError,
   InvalidTokenError,
   MissingCredentialsError,
   PayloadTooLargeError,
   PlantConflictError,
   UnsupportedMediaTypeError,
 } from "../errors.ts";
-import type { HttpResponse } from "./api-gateway.ts";
+import type { ApiResponse } from "./api-gateway.ts";
 
 export const REALM = "plants";
 
-export interface ErrorAnswer {
-  response: HttpResponse;
+export interface ErrorResponse {
+  response: ApiResponse;
   /** What went wrong, for the log line: the error's class of failure, never a credential. */
   kind: string;
 }
 
 /** The one place where failures become answers. Anything unrecognised is a bug: a generic 500. */
-export function toErrorAnswer(error: unknown, requestId: string): ErrorAnswer {
+export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (error instanceof MissingCredentialsError) {
     return answer(401, "missing_token", error.message, { "www-authenticate": `Bearer realm="${REALM}"` });
   }
@@ -31,6 +32,11 @@ export function toErrorAnswer(error: unknown, requestId: string): ErrorAnswer {
   if (error instanceof InsufficientScopeError) {
     return answer(403, "insufficient_scope", error.message, {
       "www-authenticate": `Bearer realm="${REALM}", error="insufficient_scope", scope="${error.requiredScope}"`,
+    });
+  }
+  if (error instanceof InvalidRequestError) {
+    return answer(400, "invalid_request", error.message, {
+      "www-authenticate": `Bearer realm="${REALM}", error="invalid_request"`,
     });
   }
   if (error instanceof BadRequestError) return answer(400, "bad_request", error.message);
@@ -48,6 +54,6 @@ function answer(
   kind: string,
   message: string,
   headers?: Record<string, string>,
-): ErrorAnswer {
+): ErrorResponse {
   return { kind, response: { status, body: { error: status, message }, ...(headers ? { headers } : {}) } };
 }

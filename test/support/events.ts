@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from "aws-lambda";
 import type { ApiGatewayEvent } from "../../lambda/http/api-gateway.ts";
 import httpApiV2 from "../fixtures/http-api-v2-event.json" with { type: "json" };
 import restApiV1 from "../fixtures/rest-api-v1-event.json" with { type: "json" };
@@ -33,21 +34,21 @@ export function apiGatewayEvent(version: PayloadVersion, options: EventOptions =
     headers[version === "2.0" ? name.toLowerCase() : name] = value;
   }
   const body = "body" in options ? options.body : (fixture.body ?? undefined);
-  const event: ApiGatewayEvent = {
-    ...fixture,
-    headers,
-    body:
-      body === undefined || body === null
-        ? null
-        : options.base64
-          ? Buffer.from(body).toString("base64")
-          : body,
-    isBase64Encoded: options.base64 === true,
-  };
-  if (version === "1.0") {
-    event.multiValueHeaders = Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [name, [value]]),
-    );
+  const encodedBody =
+    body === undefined || body === null
+      ? undefined
+      : options.base64
+        ? Buffer.from(body).toString("base64")
+        : body;
+  const isBase64Encoded = options.base64 === true;
+  if (version === "2.0") {
+    return { ...(fixture as APIGatewayProxyEventV2), headers, body: encodedBody, isBase64Encoded };
   }
-  return event;
+  return {
+    ...(fixture as unknown as APIGatewayProxyEvent),
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    body: encodedBody ?? null,
+    isBase64Encoded,
+  };
 }
