@@ -16,7 +16,7 @@ export interface Config {
   storeAttemptTimeoutMs: number;
 }
 
-type Environment = Record<string, string | undefined>;
+export type Environment = Record<string, string | undefined>;
 
 function required(env: Environment, name: string): string {
   const value = env[name]?.trim();

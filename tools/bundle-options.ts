@@ -10,6 +10,9 @@ export const HANDLER_ENTRY = fileURLToPath(new URL("../lambda/handler.ts", impor
 
 export const HANDLER_EXPORT = "handler";
 
+/** The bundle's `handlerFor(env)`: a handler instance for an environment, as the local run builds them. */
+export const HANDLER_FACTORY_EXPORT = "handlerFor";
+
 /** Stands in for the global Headers in the bundle: see the file for why. */
 export const SIGNING_HEADERS_SHIM = fileURLToPath(
   new URL("../lambda/transport/signing-headers.ts", import.meta.url),
