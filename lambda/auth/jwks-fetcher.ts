@@ -1,6 +1,6 @@
 import { FetchError, NonRetryableFetchError } from "aws-jwt-verify/error";
 import type { Fetcher } from "aws-jwt-verify/https";
-import { httpRequest } from "../transport/http-request.ts";
+import { sendRequest } from "../transport/http-request.ts";
 
 /**
  * aws-jwt-verify's key-set download, on node:http like the store's calls (see http-request.ts).
@@ -9,9 +9,9 @@ import { httpRequest } from "../transport/http-request.ts";
  */
 export function createJwksFetcher(timeoutMs: number): Fetcher {
   const fetchOnce = async (uri: string): Promise<ArrayBuffer> => {
-    let answer: Awaited<ReturnType<typeof httpRequest>>;
+    let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
-      answer = await httpRequest({
+      answer = await sendRequest({
         method: "GET",
         url: new URL(uri),
         headers: { accept: "application/json" },

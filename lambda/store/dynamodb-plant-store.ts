@@ -1,7 +1,7 @@
 import { AwsV4Signer } from "aws4fetch";
 import { DependencyUnavailableError } from "../errors.ts";
 import type { NewPlant } from "../plants/plant.ts";
-import { type HttpAnswer, httpRequest } from "../transport/http-request.ts";
+import { type OutboundResponse, sendRequest } from "../transport/http-request.ts";
 import type { PlantStore, PutOutcome } from "./plant-store.ts";
 import { RetriesExhaustedError, type RetryPolicy, withRetries } from "./retry.ts";
 
@@ -82,10 +82,10 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> => {
     const payload = JSON.stringify(input);
-    let answer: HttpAnswer;
+    let answer: OutboundResponse;
     try {
       const headers = await signedHeaders(operation, payload);
-      answer = await httpRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
+      answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
     } catch (error) {
       throw new TransientStoreError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
     }

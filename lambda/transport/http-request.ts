@@ -1,6 +1,7 @@
 import type { Agent, IncomingMessage } from "node:http";
 
-export interface HttpRequest {
+/** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
+export interface OutboundRequest {
   method: "GET" | "POST";
   url: URL;
   headers: Record<string, string>;
@@ -8,7 +9,7 @@ export interface HttpRequest {
   signal: AbortSignal;
 }
 
-export interface HttpAnswer {
+export interface OutboundResponse {
   status: number;
   body: Buffer;
 }
@@ -25,7 +26,13 @@ const transports = new Map<string, Promise<Transport>>();
  * cold start, and each later call costs about twice node:http's. The module is imported on first use,
  * so a cold start does not pay for it before the first request needs it.
  */
-export async function httpRequest({ method, url, headers, body, signal }: HttpRequest): Promise<HttpAnswer> {
+export async function sendRequest({
+  method,
+  url,
+  headers,
+  body,
+  signal,
+}: OutboundRequest): Promise<OutboundResponse> {
   const { request, agent } = await transportFor(url.protocol);
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method, headers, agent, signal }, (incoming: IncomingMessage) => {
