@@ -1,3 +1,10 @@
+import {
+  DEFAULT_REQUIRED_SCOPE,
+  DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_STORE_DEADLINE_MS,
+  DEFAULT_STORE_MAX_ATTEMPTS,
+} from "./defaults.ts";
+
 /**
  * The function's configuration, read once from the environment at cold start. A missing or malformed
  * value fails the import with a message that names the variable, rather than a confusing request later.
@@ -14,6 +21,9 @@ export interface Config {
   requiredScope: string;
   storeDeadlineMs: number;
   storeAttemptTimeoutMs: number;
+  storeMaxAttempts: number;
+  /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
+  functionName: string;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -50,7 +60,15 @@ export function readConfig(env: Environment): Config {
   const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || "";
   if (!region) throw new Error("environment variable AWS_REGION must be set");
   const issuer = required(env, "JWT_ISSUER");
-  const storeDeadlineMs = positiveInteger(env, "STORE_DEADLINE_MS", 3000);
+  const storeDeadlineMs = positiveInteger(env, "STORE_DEADLINE_MS", DEFAULT_STORE_DEADLINE_MS);
+  const audiences = commaList(env, "JWT_AUDIENCE");
+  const clientIds = commaList(env, "JWT_CLIENT_IDS");
+  const functionName = env.AWS_LAMBDA_FUNCTION_NAME?.trim();
+  // Without either, any token the issuer signs for any of its clients would be accepted. The local run
+  // and tests may choose that; a deployed function may not.
+  if (functionName && audiences.length === 0 && clientIds.length === 0) {
+    throw new Error("environment variable JWT_CLIENT_IDS or JWT_AUDIENCE must be set in a deployed function");
+  }
   return {
     tableName: required(env, "TABLE_NAME"),
     region,
@@ -71,10 +89,16 @@ export function readConfig(env: Environment): Config {
       "JWKS_URL",
       env.JWKS_URL?.trim() || `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
     ),
-    audiences: commaList(env, "JWT_AUDIENCE"),
-    clientIds: commaList(env, "JWT_CLIENT_IDS"),
-    requiredScope: env.REQUIRED_SCOPE?.trim() || "plants/write",
+    audiences,
+    clientIds,
+    requiredScope: env.REQUIRED_SCOPE?.trim() || DEFAULT_REQUIRED_SCOPE,
     storeDeadlineMs,
-    storeAttemptTimeoutMs: positiveInteger(env, "STORE_ATTEMPT_TIMEOUT_MS", Math.min(1000, storeDeadlineMs)),
+    storeAttemptTimeoutMs: positiveInteger(
+      env,
+      "STORE_ATTEMPT_TIMEOUT_MS",
+      Math.min(DEFAULT_STORE_ATTEMPT_TIMEOUT_MS, storeDeadlineMs),
+    ),
+    storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
+    functionName: functionName || "local",
   };
 }

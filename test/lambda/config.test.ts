@@ -23,6 +23,8 @@ describe("readConfig", () => {
       requiredScope: "plants/write",
       storeDeadlineMs: 3000,
       storeAttemptTimeoutMs: 1000,
+      storeMaxAttempts: 3,
+      functionName: "local",
     });
   });
 
@@ -35,7 +37,9 @@ describe("readConfig", () => {
       JWT_CLIENT_IDS: "client-a,client-b",
       JWKS_URL: "https://keys.example/jwks.json",
       STORE_DEADLINE_MS: "500",
+      STORE_MAX_ATTEMPTS: "5",
     });
+    expect(config.storeMaxAttempts).toBe(5);
     expect(config.dynamoDbEndpoint).toBe("http://127.0.0.1:8000");
     expect(config.credentials.sessionToken).toBe("session");
     expect(config.audiences).toEqual(["api://plants", "other"]);
@@ -53,9 +57,21 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...minimal, [name]: undefined })).toThrow(message);
   });
 
+  it("refuses to run deployed without a client id or an audience to check", () => {
+    const deployed = { ...minimal, AWS_LAMBDA_FUNCTION_NAME: "PlantStore-Handler" };
+    expect(() => readConfig(deployed)).toThrow(
+      "environment variable JWT_CLIENT_IDS or JWT_AUDIENCE must be set in a deployed function",
+    );
+    expect(readConfig({ ...deployed, JWT_CLIENT_IDS: "client-a" }).functionName).toBe("PlantStore-Handler");
+    expect(readConfig({ ...deployed, JWT_AUDIENCE: "api://plants" }).audiences).toEqual(["api://plants"]);
+  });
+
   it("fails fast on a malformed number or URL", () => {
     expect(() => readConfig({ ...minimal, STORE_DEADLINE_MS: "soon" })).toThrow(
       "environment variable STORE_DEADLINE_MS must be a positive integer, got 'soon'",
+    );
+    expect(() => readConfig({ ...minimal, STORE_MAX_ATTEMPTS: "0" })).toThrow(
+      "environment variable STORE_MAX_ATTEMPTS must be a positive integer, got '0'",
     );
     expect(() => readConfig({ ...minimal, JWKS_URL: "keys.json" })).toThrow(
       "JWKS_URL must be an http(s) URL",
