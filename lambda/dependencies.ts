@@ -6,6 +6,7 @@ import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
 /** The production wiring: the issuer's tokens and the DynamoDB table named by the configuration. */
 export function productionDependencies(config: Config): Dependencies {
   return {
+    functionName: config.functionName,
     authenticate: createAuthenticator(config),
     store: createDynamoDbPlantStore({
       tableName: config.tableName,

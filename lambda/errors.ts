@@ -37,3 +37,7 @@ export class DependencyUnavailableError extends Error {
     super(message, options);
   }
 }
+
+export class StoreUnavailableError extends DependencyUnavailableError {}
+
+export class IssuerUnavailableError extends DependencyUnavailableError {}

@@ -1,3 +1,5 @@
+import { embeddedMetrics, type MetricCounts } from "./metrics.ts";
+
 export interface RequestLogEntry {
   requestId: string;
   status: number;
@@ -11,9 +13,15 @@ export interface RequestLogEntry {
 }
 
 /**
- * One JSON line per request on stdout. Written around the runtime's console so the line stays a
- * queryable JSON object in CloudWatch (Logs Insights reads its fields) under either log format.
+ * One JSON line per request on stdout, carrying the request's metrics in Embedded Metric Format. Written
+ * around the runtime's console so the line stays a top-level JSON object under either log format: that
+ * is what lets Logs Insights query its fields and CloudWatch extract its metrics.
  */
-export function logRequest(entry: RequestLogEntry): void {
-  process.stdout.write(`${JSON.stringify({ level: entry.status >= 500 ? "ERROR" : "INFO", ...entry })}\n`);
+export function logRequest(entry: RequestLogEntry, functionName: string, metrics: MetricCounts): void {
+  const line = {
+    level: entry.status >= 500 ? "ERROR" : "INFO",
+    ...entry,
+    ...embeddedMetrics(functionName, metrics, Date.now()),
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
 }

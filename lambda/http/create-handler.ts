@@ -1,9 +1,10 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { logRequest } from "../log.ts";
+import { type MetricCounts, metricOfErrorKind } from "../metrics.ts";
 import { createPlant } from "../plants/create-plant.ts";
 import { parseNewPlant } from "../request/parse-new-plant.ts";
-import type { PlantStore } from "../store/plant-store.ts";
+import type { PlantStore, StoreObserver } from "../store/plant-store.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
@@ -15,6 +16,8 @@ import { toErrorResponse } from "./error-response.ts";
 export interface Dependencies {
   authenticate: Authenticate;
   store: PlantStore;
+  /** The metrics' dimension value: the Lambda function's name. */
+  functionName?: string;
 }
 
 export type Handler = (
@@ -24,11 +27,15 @@ export type Handler = (
 
 /**
  * POST /plants over API Gateway: authenticate before reading the body, parse, create, answer.
- * It never throws: every failure becomes an Error body and one log line.
+ * It never throws: every failure becomes an Error body and one log line, which carries the metrics.
  */
-export function createHandler({ authenticate, store }: Dependencies): Handler {
+export function createHandler({ authenticate, store, functionName = "local" }: Dependencies): Handler {
+  let coldStart = true;
   return async (event, context) => {
     const startedAt = performance.now();
+    const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
+    coldStart = false;
+    const storeCalls: StoreObserver = { storeAttempts: 0 };
     const request = toApiRequest(event, context);
     let clientId: string | undefined;
     let plantId: string | undefined;
@@ -36,26 +43,33 @@ export function createHandler({ authenticate, store }: Dependencies): Handler {
       ({ clientId } = await authenticate(request.headers.get("authorization")));
       const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
       plantId = newPlant.id.toString();
-      const plant = await createPlant(store, newPlant);
-      logRequest({
-        requestId: request.requestId,
-        status: 200,
-        latencyMs: elapsed(startedAt),
-        clientId,
-        plantId,
-      });
+      const { plant, replayed } = await createPlant(store, newPlant, storeCalls);
+      metrics[replayed ? "Replayed" : "Created"] = 1;
+      metrics.StoreAttempts = storeCalls.storeAttempts;
+      logRequest(
+        { requestId: request.requestId, status: 200, latencyMs: elapsed(startedAt), clientId, plantId },
+        functionName,
+        metrics,
+      );
       return toApiGatewayResult({ status: 200, body: plant });
     } catch (error) {
       const { response, kind } = toErrorResponse(error, request.requestId);
-      logRequest({
-        requestId: request.requestId,
-        status: response.status,
-        latencyMs: elapsed(startedAt),
-        errorKind: kind,
-        ...(clientId === undefined ? {} : { clientId }),
-        ...(plantId === undefined ? {} : { plantId }),
-        ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
-      });
+      const refusal = metricOfErrorKind(kind);
+      if (refusal) metrics[refusal] = 1;
+      metrics.StoreAttempts = storeCalls.storeAttempts;
+      logRequest(
+        {
+          requestId: request.requestId,
+          status: response.status,
+          latencyMs: elapsed(startedAt),
+          errorKind: kind,
+          ...(clientId === undefined ? {} : { clientId }),
+          ...(plantId === undefined ? {} : { plantId }),
+          ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
+        },
+        functionName,
+        metrics,
+      );
       return toApiGatewayResult(response);
     }
   };

@@ -4,9 +4,11 @@ import {
   InsufficientScopeError,
   InvalidRequestError,
   InvalidTokenError,
+  IssuerUnavailableError,
   MissingCredentialsError,
   PayloadTooLargeError,
   PlantConflictError,
+  StoreUnavailableError,
   UnsupportedMediaTypeError,
 } from "../errors.ts";
 import type { ApiResponse } from "./api-gateway.ts";
@@ -44,7 +46,13 @@ export function toErrorResponse(error: unknown, requestId: string): ErrorRespons
   if (error instanceof PayloadTooLargeError) return answer(413, "payload_too_large", error.message);
   if (error instanceof UnsupportedMediaTypeError) return answer(415, "unsupported_media_type", error.message);
   if (error instanceof DependencyUnavailableError) {
-    return answer(503, "unavailable", error.message, { "retry-after": String(error.retryAfterSeconds) });
+    const kind =
+      error instanceof StoreUnavailableError
+        ? "store_unavailable"
+        : error instanceof IssuerUnavailableError
+          ? "issuer_unavailable"
+          : "unavailable";
+    return answer(503, kind, error.message, { "retry-after": String(error.retryAfterSeconds) });
   }
   return answer(500, "internal_error", `internal error; request id ${requestId}`);
 }

@@ -2,7 +2,13 @@ import type { NewPlant } from "../plants/plant.ts";
 
 export type PutOutcome = { created: true } | { created: false; existing: NewPlant };
 
+/** What a store reports about one put as it goes: `storeAttempts` counts its calls to the store. */
+export interface StoreObserver {
+  storeAttempts: number;
+}
+
 /** Where plants are kept. A put never overwrites: an existing id is reported with what it holds. */
 export interface PlantStore {
-  putIfAbsent(plant: NewPlant): Promise<PutOutcome>;
+  /** `observer.storeAttempts` goes up by one for every call to the store, failed ones included. */
+  putIfAbsent(plant: NewPlant, observer?: StoreObserver): Promise<PutOutcome>;
 }

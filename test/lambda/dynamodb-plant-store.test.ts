@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlantConflictError } from "../../lambda/errors.ts";
-import { createPlant } from "../../lambda/plants/create-plant.ts";
+import { type CreateOutcome, createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore } from "../../lambda/store/dynamodb-plant-store.ts";
 import type { PlantStore } from "../../lambda/store/plant-store.ts";
 import {
@@ -71,7 +71,7 @@ describe("the DynamoDB plant store, against dynalite", () => {
     });
     expect(body.Item).toEqual({
       id: { N: "42" },
-      name: { S: (winners[0] as PromiseFulfilledResult<{ name: string }>).value.name },
+      name: { S: (winners[0] as PromiseFulfilledResult<CreateOutcome>).value.plant.name },
     });
   });
 
@@ -79,7 +79,10 @@ describe("the DynamoDB plant store, against dynalite", () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, () => createPlant(store, { id: 43n, name: "Same", tag: "t" })),
     );
-    expect(results).toEqual(Array.from({ length: 10 }, () => ({ name: "Same", tag: "t" })));
+    expect(results.map((result) => result.plant)).toEqual(
+      Array.from({ length: 10 }, () => ({ name: "Same", tag: "t" })),
+    );
+    expect(results.filter((result) => !result.replayed)).toHaveLength(1);
   });
 });
 

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
 import { callDynamoDb } from "../../local/dynamodb.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { captureLogs } from "../support/log-capture.ts";
 
 let harness: Harness;
 let token: string;
@@ -176,13 +177,13 @@ describe("int64 ids", () => {
   });
 
   it("logs the id exactly", async () => {
-    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       await create("9223372036854775806");
-      const line = JSON.parse(String(write.mock.calls.at(-1)?.[0])) as Record<string, unknown>;
+      const line = JSON.parse(logs.stdoutLines().at(-1) ?? "") as Record<string, unknown>;
       expect(line.plantId).toBe("9223372036854775806");
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
   });
 });
@@ -195,13 +196,13 @@ describe("failures", () => {
         putIfAbsent: () => Promise.reject(new TypeError("secret internals: cannot read 'x' of undefined")),
       },
     });
-    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       const result = await handler(apiGatewayEvent("2.0", { token }));
       expect(result.statusCode).toBe(500);
       expect(body(result)).toEqual({ error: 500, message: "internal error; request id CwDvjgQ6joEEMkQ=" });
       expect(result.body).not.toContain("secret internals");
-      const line = JSON.parse(String(write.mock.calls.at(-1)?.[0])) as Record<string, unknown>;
+      const line = JSON.parse(logs.stdoutLines().at(-1) ?? "") as Record<string, unknown>;
       expect(line).toMatchObject({
         level: "ERROR",
         status: 500,
@@ -210,7 +211,7 @@ describe("failures", () => {
       });
       expect(String(line.detail)).toContain("secret internals");
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
   });
 
@@ -222,37 +223,36 @@ describe("failures", () => {
           Promise.reject(new DependencyUnavailableError("the plant store is unavailable", 1)),
       },
     });
-    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       const result = await handler(apiGatewayEvent("1.0", { token }));
       expect(result.statusCode).toBe(503);
       expect(result.headers["retry-after"]).toBe("1");
       expect(body(result)).toEqual({ error: 503, message: "the plant store is unavailable" });
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
   });
 
   it("never throws, even on an event that is not an API Gateway event", async () => {
-    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       for (const event of [null, {}, { headers: null, body: 5 }, { requestContext: null }]) {
         const result = await harness.handler(event as never);
         expect(result.statusCode).toBe(401);
       }
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
   });
 
   it("writes one JSON log line per request with status, latency, request id and error kind, never the token", async () => {
-    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       await harness.handler(apiGatewayEvent("2.0", { token, body: '{"id":1,"name":5}' }));
-      expect(write).toHaveBeenCalledTimes(1);
-      const output = String(write.mock.calls[0]?.[0]);
-      expect(output.endsWith("\n")).toBe(true);
-      const line = JSON.parse(output) as Record<string, unknown>;
+      expect(logs.stdoutLines()).toHaveLength(1);
+      const output = logs.text();
+      const line = JSON.parse(logs.stdoutLines()[0] ?? "") as Record<string, unknown>;
       expect(line).toMatchObject({
         level: "INFO",
         requestId: "CwDvjgQ6joEEMkQ=",
@@ -264,7 +264,7 @@ describe("failures", () => {
       expect(output).not.toContain(token);
       expect(output).not.toContain(token.split(".")[2]);
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
   });
 });

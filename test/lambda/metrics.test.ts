@@ -1,0 +1,154 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DependencyUnavailableError, StoreUnavailableError } from "../../lambda/errors.ts";
+import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
+import { METRIC_NAMES } from "../../lambda/metrics.ts";
+import { apiGatewayEvent } from "../support/events.ts";
+import { type Harness, startHarness } from "../support/harness.ts";
+import { captureLogs, type LogCapture } from "../support/log-capture.ts";
+
+let harness: Harness;
+let token: string;
+let logs: LogCapture | undefined;
+let nextId = 5000;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  token = await harness.issuer.mint();
+});
+afterAll(async () => {
+  await harness.close();
+});
+afterEach(() => {
+  logs?.restore();
+  logs = undefined;
+});
+
+interface EmfLine {
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: {
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: { Name: string; Unit: string }[];
+    }[];
+  };
+  [field: string]: unknown;
+}
+
+/** A fresh function instance, as Lambda starts one: its first request is a cold start. */
+function freshHandler(): Handler {
+  return createHandler({ ...harness.dependencies, functionName: "PlantStore-Handler" });
+}
+
+/** Sends the events and reads each request's log line as CloudWatch's EMF extraction would. */
+async function metricsOf(handler: Handler, ...bodies: (string | { headers: Record<string, string> })[]) {
+  logs = captureLogs();
+  for (const body of bodies) {
+    const options = typeof body === "string" ? { token, body } : { token, ...body };
+    await handler(apiGatewayEvent("2.0", options));
+  }
+  const lines = logs.stdoutLines().map((line) => JSON.parse(line) as EmfLine);
+  logs.restore();
+  logs = undefined;
+  return lines.map(extractedMetrics);
+}
+
+/** What CloudWatch publishes from one EMF line: each listed metric's value under the declared dimensions. */
+function extractedMetrics(line: EmfLine): Record<string, unknown> {
+  const [directive] = line._aws.CloudWatchMetrics;
+  expect(line._aws.CloudWatchMetrics).toHaveLength(1);
+  expect(directive?.Namespace).toBe("PlantStore");
+  expect(Number.isInteger(line._aws.Timestamp)).toBe(true);
+  expect(Math.abs(line._aws.Timestamp - Date.now())).toBeLessThan(60_000);
+  const dimensions = directive?.Dimensions.flat() ?? [];
+  const metrics: Record<string, unknown> = {};
+  for (const name of dimensions) metrics[`dimension:${name}`] = line[name];
+  for (const { Name, Unit } of directive?.Metrics ?? []) {
+    expect(Unit).toBe("Count");
+    expect(typeof line[Name]).toBe("number");
+    metrics[Name] = line[Name];
+  }
+  return metrics;
+}
+
+const plant = (id: number, name = "Fern") => JSON.stringify({ id, name });
+
+describe("business metrics in the request's log line (CloudWatch EMF)", () => {
+  it("counts a create, a replay and a conflict, and the cold start once per instance", async () => {
+    const id = nextId++;
+    const handler = freshHandler();
+    const [created, replayed, conflict] = await metricsOf(handler, plant(id), plant(id), plant(id, "Rose"));
+    expect(created).toEqual({
+      "dimension:FunctionName": "PlantStore-Handler",
+      ColdStart: 1,
+      Created: 1,
+      StoreAttempts: 1,
+    });
+    expect(replayed).toEqual({
+      "dimension:FunctionName": "PlantStore-Handler",
+      Replayed: 1,
+      StoreAttempts: 2,
+    });
+    expect(conflict).toEqual({
+      "dimension:FunctionName": "PlantStore-Handler",
+      Conflict: 1,
+      StoreAttempts: 2,
+    });
+  });
+
+  it("counts each refusal under its class", async () => {
+    const handler = freshHandler();
+    const [auth, body, size, mediaType] = await metricsOf(
+      handler,
+      { headers: { authorization: "Bearer not-a-token" } },
+      '{"id":1}',
+      JSON.stringify({ id: 1, name: "x".repeat(20_000) }),
+      { headers: { "content-type": "text/plain" } },
+    );
+    expect(auth).toMatchObject({ RefusedAuth: 1 });
+    expect(body).toMatchObject({ RefusedBody: 1 });
+    expect(size).toMatchObject({ RefusedSize: 1 });
+    expect(mediaType).toMatchObject({ RefusedMediaType: 1 });
+    for (const refused of [auth, body, size, mediaType]) expect(refused?.StoreAttempts).toBeUndefined();
+  });
+
+  it("counts an unavailable store and the attempts it took", async () => {
+    const handler = createHandler({
+      authenticate: harness.dependencies.authenticate,
+      store: {
+        async putIfAbsent(_plant, observer) {
+          if (observer) observer.storeAttempts += 3;
+          throw new StoreUnavailableError("the plant store is unavailable", 1);
+        },
+      },
+    });
+    const [line] = await metricsOf(handler, plant(nextId++));
+    expect(line).toMatchObject({ StoreUnavailable: 1, StoreAttempts: 3 });
+    expect(line?.IssuerUnavailable).toBeUndefined();
+  });
+
+  it("never makes a client id, a plant id or a token a dimension", async () => {
+    const id = nextId++;
+    logs = captureLogs();
+    await freshHandler()(apiGatewayEvent("2.0", { token, body: plant(id) }));
+    const [text = ""] = logs.stdoutLines();
+    const line = JSON.parse(text) as EmfLine;
+    const dimensions = line._aws.CloudWatchMetrics.flatMap((directive) => directive.Dimensions.flat());
+    expect(dimensions).toEqual(["FunctionName"]);
+    expect(line.clientId).toBe("plant-store-local");
+    expect(line.plantId).toBe(String(id));
+    expect(text).not.toContain(token);
+    for (const name of Object.keys(line)) {
+      if (METRIC_NAMES.includes(name as never)) expect(typeof line[name]).toBe("number");
+    }
+  });
+
+  it("keeps the generic 503 of another dependency apart from the store's", async () => {
+    const handler = createHandler({
+      authenticate: () => Promise.reject(new DependencyUnavailableError("the issuer is unavailable", 5)),
+      store: harness.dependencies.store,
+    });
+    const [line] = await metricsOf(handler, plant(nextId++));
+    expect(line?.StoreUnavailable).toBeUndefined();
+  });
+});
