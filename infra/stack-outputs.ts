@@ -1,5 +1,5 @@
 /**
- * Names shared by the stack (which writes them) and `stack-token.ts` (which reads them).
+ * Names shared by the stack (which writes them) and `local/stack-token.ts` (which reads them).
  * Kept free of aws-cdk-lib so the token script loads quickly.
  */
 export const DEFAULT_STACK_NAME = "PlantStore";

@@ -55,7 +55,7 @@ async function token(args: TokenArguments): Promise<string> {
       throw new Error("--scope and --expires-in apply to local tokens only; the stack's issuer decides");
     }
     // Loaded only here: the AWS SDK would slow every local token down.
-    const { fetchStackToken } = await import("../infra/stack-token.ts");
+    const { fetchStackToken } = await import("./stack-token.ts");
     return fetchStackToken(args.stack.name);
   }
   return mintLocalToken(dataDirFrom(process.env), {

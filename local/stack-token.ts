@@ -1,5 +1,5 @@
 import type { Output } from "@aws-sdk/client-cloudformation";
-import { DEFAULT_STACK_NAME, OUTPUT_KEYS, WRITE_SCOPE } from "./stack-outputs.ts";
+import { DEFAULT_STACK_NAME, OUTPUT_KEYS, WRITE_SCOPE } from "../infra/stack-outputs.ts";
 
 /** What a deployed stack's outputs say about getting a token. */
 export interface TokenIssuerOutputs {

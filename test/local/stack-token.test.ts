@@ -5,7 +5,7 @@ import {
   buildTokenRequest,
   fetchStackToken,
   tokenIssuerOutputsFrom,
-} from "../../infra/stack-token.ts";
+} from "../../local/stack-token.ts";
 
 // The SDK clients are replaced: these tests must run without AWS credentials or network.
 const aws = vi.hoisted(() => ({ describeStacks: vi.fn(), describeUserPoolClient: vi.fn() }));
