@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { AwsClient } from "aws4fetch";
+import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
 import { putIfAbsentInput } from "../lambda/store/dynamodb-plant-store.ts";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../local/dynamodb.ts";
+import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
 import { DEFAULT_TABLE_NAME } from "../local/local-settings.ts";
 import { profilingArguments } from "./child-process.ts";
 import type { LoadTargetAddress, LoadTargetKind } from "./load-target.ts";
@@ -51,7 +51,7 @@ export async function measureLocalLoad(settings: LoadSettings): Promise<LocalLoa
       return runLoad(target, settings.connections, { duration: settings.seconds });
     });
     const rawStore = await withLoadTarget("dynalite", join(dataRoot, "raw-store"), async (address) => {
-      const target = { url: address.url, headers: await putItemHeaders(address.url), body: putItemBody };
+      const target = { url: address.url, headers: putItemHeaders(address.url), body: putItemBody };
       await runLoad(target, settings.connections, { duration: settings.warmUpSeconds });
       return runLoad(target, settings.connections, { amount: localPath.creates });
     });
@@ -83,18 +83,14 @@ function localApiHeaders(token: string): Record<string, string> {
  * Headers signed once and replayed with every body: dynalite checks that a request is signed but not
  * the signature, so the raw baseline does not pay for SigV4 per call (the handler does, in its path).
  */
-async function putItemHeaders(endpoint: string): Promise<Record<string, string>> {
-  const client = new AwsClient({ ...LOCAL_CREDENTIALS, service: "dynamodb", region: LOCAL_REGION });
-  const signed = await client.sign(endpoint, {
-    method: "POST",
-    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "DynamoDB_20120810.PutItem" },
-    body: putItemBody(0),
-  });
-  const headers: Record<string, string> = {};
-  signed.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return headers;
+function putItemHeaders(endpoint: string): Record<string, string> {
+  const { "content-length": _lengthOfTheSignedBody, ...headers } = signedDynamoDbHeaders(
+    new URL(endpoint),
+    LOCAL_IDENTITY,
+    "PutItem",
+    putItemBody(0),
+  );
+  return headers; // autocannon sets each body's own Content-Length
 }
 
 interface LoadTarget {

@@ -3,18 +3,15 @@
  * port, with its data in LevelDB under a folder (or in memory), and the plants table created on it.
  */
 import type { AddressInfo } from "node:net";
-import { AwsClient } from "aws4fetch";
 import dynalite from "dynalite";
+import { createDynamoDbClient, type DynamoDbIdentity } from "../lambda/store/dynamodb-client.ts";
+
+export type { DynamoDbIdentity };
 
 export const LOCAL_REGION = "us-east-1";
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
 
-/** Who signs the calls: DynamoDB Local keeps one set of tables per access key and region. */
-export interface DynamoDbIdentity {
-  region: string;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
-}
-
+/** Who signs the local calls: DynamoDB Local keeps one set of tables per access key and region. */
 export const LOCAL_IDENTITY: DynamoDbIdentity = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
 
 export interface LocalDynamoDb {
@@ -42,28 +39,24 @@ export async function startDynalite(options: { path?: string; port?: number } = 
   };
 }
 
-/** Sends one DynamoDB JSON-protocol call, signed like the function's own, and returns the answer. */
+/** A call taking longer than this is a hung endpoint, not a slow one: fail the caller instead of waiting. */
+const CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * Sends one DynamoDB JSON-protocol call with the function's own client (signed the same way) and
+ * returns the answer, error answers included.
+ */
 export async function callDynamoDb(
   endpoint: string,
   operation: string,
   input: object,
   identity: DynamoDbIdentity = LOCAL_IDENTITY,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const client = new AwsClient({
-    ...identity.credentials,
-    service: "dynamodb",
-    region: identity.region,
-    retries: 0,
-  });
-  const response = await client.fetch(endpoint, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-amz-json-1.0",
-      "x-amz-target": `DynamoDB_20120810.${operation}`,
-    },
-    body: JSON.stringify(input),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return createDynamoDbClient({ endpoint, ...identity }).send(
+    operation,
+    input,
+    AbortSignal.timeout(CALL_TIMEOUT_MS),
+  );
 }
 
 /** Creates the plants table (partition key `id`, a Number) unless it exists already. */

@@ -1,147 +1,121 @@
-import { AwsV4Signer } from "aws4fetch";
+import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
 import { DependencyUnavailableError } from "../errors.ts";
 import type { NewPlant } from "../plants/plant.ts";
-import { type OutboundResponse, sendRequest } from "../transport/http-request.ts";
-import type { PlantStore, PutOutcome } from "./plant-store.ts";
-import { RetriesExhaustedError, type RetryPolicy, withRetries } from "./retry.ts";
+import {
+  createDynamoDbClient,
+  type DynamoDbClientSettings,
+  DynamoDbError,
+  TransientDynamoDbError,
+} from "./dynamodb-client.ts";
+import type { PlantStore, PutOutcome, StoreObserver } from "./plant-store.ts";
+import {
+  RetriesExhaustedError,
+  type RetryableFault,
+  type RetryEnvironment,
+  type RetryPolicy,
+  RetryQuota,
+  withRetries,
+} from "./retry.ts";
 
-export interface DynamoDbSettings {
+export interface DynamoDbSettings extends DynamoDbClientSettings {
   tableName: string;
-  region: string;
-  endpoint: string;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined };
   deadlineMs: number;
   attemptTimeoutMs: number;
+  /** Attempts per create, the first included; DEFAULT_STORE_MAX_ATTEMPTS when not given. */
+  maxAttempts?: number;
+  /** Time and randomness for the retries; the real ones when not given. */
+  retryEnvironment?: RetryEnvironment;
+}
+
+/** The DynamoDB store, and a way to open its connection before the first request needs it. */
+export interface DynamoDbPlantStore extends PlantStore {
+  /** Opens the connection to DynamoDB without a request; never rejects (see DynamoDbClient.prewarm). */
+  prewarm(): Promise<void>;
 }
 
 type AttributeValue = { S?: string; N?: string };
 type Item = Record<string, AttributeValue | undefined>;
 
-/** A DynamoDB error answer: its `__type` says what went wrong. */
-class DynamoDbError extends Error {
-  constructor(
-    readonly type: string,
-    readonly status: number,
-    readonly body: { Item?: Item; message?: string },
-  ) {
-    super(`DynamoDB answered ${status} ${type}${body.message ? `: ${body.message}` : ""}`);
-  }
-}
-
-/** A transient fault: a timeout, a reset connection, an unreadable answer. */
-class TransientStoreError extends Error {}
-
-const RETRYABLE_TYPES = new Set([
+const THROTTLING_TYPES = new Set([
   "ProvisionedThroughputExceededException",
   "ThrottlingException",
   "RequestLimitExceeded",
   "TransactionConflictException",
-  "InternalServerError",
-  "ServiceUnavailable",
 ]);
+/** The statuses the SDKs count as transient faults (they cost the retry quota more). */
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 const CONDITION_FAILED = "ConditionalCheckFailedException";
 const STORE_RETRY_AFTER_SECONDS = 1;
 
 /**
- * The PlantStore on DynamoDB's JSON protocol: requests signed with SigV4 by aws4fetch's signer and sent
- * with node:http. A few KiB instead of the SDK's half a MiB, which keeps the cold start near an empty
- * function's.
+ * Backoff between attempts: full jitter over 25 ms × 2ⁿ. The cap is the SDKs' 20 s, but it never binds:
+ * with 3 attempts the longest wait is under 50 ms, and the deadline bounds every wait anyway. The base is
+ * below the SDK's (100 ms, 500 ms for throttling) because the whole budget is the API's few seconds.
  */
-export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore {
-  const endpoint = new URL(settings.endpoint);
-  /** The signer's derived signing keys, kept across requests (they change once a day). */
-  const signingKeyCache = new Map<string, ArrayBuffer>();
+const BASE_DELAY_MS = 25;
+const MAX_DELAY_MS = 20_000;
+
+/**
+ * The PlantStore on DynamoDB's JSON protocol (lambda/store/dynamodb-client.ts): a conditional PutItem
+ * that never overwrites, and on a conflict the stored plant for the caller to compare.
+ */
+export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPlantStore {
+  const client = createDynamoDbClient(settings);
   const policy: RetryPolicy = {
+    maxAttempts: settings.maxAttempts ?? DEFAULT_STORE_MAX_ATTEMPTS,
     deadlineMs: settings.deadlineMs,
     attemptTimeoutMs: settings.attemptTimeoutMs,
-    baseDelayMs: 25,
-    maxDelayMs: 400,
+    baseDelayMs: BASE_DELAY_MS,
+    maxDelayMs: MAX_DELAY_MS,
   };
+  /** Shared by every request of this instance, as the SDK client's quota is. */
+  const quota = new RetryQuota();
 
-  const signedHeaders = async (operation: string, body: string): Promise<Record<string, string>> => {
-    const signer = new AwsV4Signer({
-      method: "POST",
-      url: endpoint.href,
-      headers: {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amz-target": `DynamoDB_20120810.${operation}`,
-      },
-      body,
-      ...settings.credentials,
-      service: "dynamodb",
-      region: settings.region,
-      cache: signingKeyCache,
-    });
-    const { headers } = await signer.sign();
-    return { ...Object.fromEntries(headers), "content-length": String(Buffer.byteLength(body)) };
-  };
-
-  const call = async (
-    operation: string,
-    input: object,
+  const attemptPut = async (
+    plant: NewPlant,
     signal: AbortSignal,
-  ): Promise<Record<string, unknown>> => {
-    const payload = JSON.stringify(input);
-    let answer: OutboundResponse;
+    observer: StoreObserver | undefined,
+  ): Promise<PutOutcome> => {
+    const call = (operation: string, input: object) => {
+      if (observer) observer.storeAttempts++;
+      return client.call(operation, input, signal);
+    };
     try {
-      const headers = await signedHeaders(operation, payload);
-      answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
-    } catch (error) {
-      throw new TransientStoreError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
-    }
-    const { status } = answer;
-    const text = answer.body.toString("utf8");
-    const ok = status >= 200 && status < 300;
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new TransientStoreError(`${operation} answered ${status} with a body that is not JSON`);
-    }
-    // `null`, a string or a list (a proxy's answer, not DynamoDB's) is as unreadable as no JSON.
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new TransientStoreError(`${operation} answered ${status} with a body that is not an object`);
-    }
-    if (!ok) {
-      const { __type, code } = body as { __type?: unknown; code?: unknown };
-      const type =
-        String(__type ?? code ?? "UnknownError")
-          .split("#")
-          .pop() ?? "UnknownError";
-      throw new DynamoDbError(type, status, body as DynamoDbError["body"]);
-    }
-    return body as Record<string, unknown>;
-  };
-
-  const attemptPut = async (plant: NewPlant, signal: AbortSignal): Promise<PutOutcome> => {
-    try {
-      await call("PutItem", putIfAbsentInput(settings.tableName, plant), signal);
+      await call("PutItem", putIfAbsentInput(settings.tableName, plant));
       return { created: true };
     } catch (error) {
       if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) throw error;
       // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
-      const oldItem = error.body.Item;
-      const existing = oldItem ? fromItem(oldItem) : await readPlant(plant.id, signal);
+      const oldItem = error.body.Item as Item | undefined;
+      let existing: NewPlant | undefined;
+      if (oldItem) existing = fromItem(oldItem);
+      else {
+        const read = await call("GetItem", {
+          TableName: settings.tableName,
+          Key: { id: { N: plant.id.toString() } },
+          ConsistentRead: true,
+        });
+        existing = read.Item ? fromItem(read.Item as Item) : undefined;
+      }
       if (existing === undefined) {
-        throw new TransientStoreError("the existing plant vanished between the write and the read");
+        throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
       }
       return { created: false, existing };
     }
   };
 
-  const readPlant = async (id: bigint, signal: AbortSignal): Promise<NewPlant | undefined> => {
-    const body = await call(
-      "GetItem",
-      { TableName: settings.tableName, Key: { id: { N: id.toString() } }, ConsistentRead: true },
-      signal,
-    );
-    return body.Item ? fromItem(body.Item as Item) : undefined;
-  };
-
   return {
-    async putIfAbsent(plant) {
+    async putIfAbsent(plant, observer) {
       try {
-        return await withRetries(policy, isRetryable, (signal) => attemptPut(plant, signal));
+        return await withRetries(
+          {
+            policy,
+            quota,
+            classify: retryableFault,
+            ...(settings.retryEnvironment ? { environment: settings.retryEnvironment } : {}),
+          },
+          (signal) => attemptPut(plant, signal, observer),
+        );
       } catch (error) {
         if (error instanceof RetriesExhaustedError) {
           throw new DependencyUnavailableError(
@@ -153,6 +127,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): PlantStore
         throw error;
       }
     },
+    prewarm: () => client.prewarm(settings.attemptTimeoutMs),
   };
 }
 
@@ -166,9 +141,14 @@ export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
   };
 }
 
-function isRetryable(error: unknown): boolean {
-  if (error instanceof TransientStoreError) return true;
-  return error instanceof DynamoDbError && (RETRYABLE_TYPES.has(error.type) || error.status >= 500);
+/** Which failures are retried, and how the SDKs' standard mode classifies them. */
+function retryableFault(error: unknown): RetryableFault | undefined {
+  if (error instanceof TransientDynamoDbError) return "transient";
+  if (!(error instanceof DynamoDbError)) return undefined;
+  if (THROTTLING_TYPES.has(error.type)) return "throttling";
+  if (TRANSIENT_STATUSES.has(error.status)) return "transient";
+  if (error.status >= 500) return "server-error";
+  return undefined;
 }
 
 function toItem(plant: NewPlant): Item {
@@ -183,10 +163,4 @@ function fromItem(item: Item): NewPlant {
   if (id === undefined || name === undefined) throw new Error("a stored plant lacks its id or name");
   const tag = item.tag?.S;
   return tag === undefined ? { id: BigInt(id), name } : { id: BigInt(id), name, tag };
-}
-
-function errorMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  return `${error.name}: ${error.message}${cause}`;
 }

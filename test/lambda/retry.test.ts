@@ -1,51 +1,203 @@
 import { describe, expect, it } from "vitest";
-import { RetriesExhaustedError, withRetries } from "../../lambda/store/retry.ts";
+import {
+  RETRY_COST,
+  RetriesExhaustedError,
+  type RetryEnvironment,
+  type RetryOptions,
+  type RetryPolicy,
+  RetryQuota,
+  TRANSIENT_RETRY_COST,
+  withRetries,
+} from "../../lambda/store/retry.ts";
 
-const policy = { deadlineMs: 300, attemptTimeoutMs: 100, baseDelayMs: 5, maxDelayMs: 20 };
-const retryable = (error: unknown) => error instanceof Error && error.message === "transient";
+/** Time that passes only when the loop sleeps or an attempt says so; timeouts fire as it passes. */
+function fakeTime(random = () => 0.5) {
+  let now = 0;
+  const timers: { at: number; fire: () => void }[] = [];
+  const sleeps: number[] = [];
+  const advance = (ms: number) => {
+    now += ms;
+    for (const timer of timers.filter(({ at }) => at <= now)) {
+      timers.splice(timers.indexOf(timer), 1);
+      timer.fire();
+    }
+  };
+  const environment: RetryEnvironment = {
+    now: () => now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      advance(ms);
+    },
+    timeoutSignal: (ms) => {
+      const controller = new AbortController();
+      timers.push({
+        at: now + ms,
+        fire: () => controller.abort(new DOMException("timed out", "TimeoutError")),
+      });
+      return controller.signal;
+    },
+    random,
+  };
+  return { environment, advance, sleeps, now: () => now };
+}
+
+const policy: RetryPolicy = {
+  maxAttempts: 3,
+  deadlineMs: 3000,
+  attemptTimeoutMs: 1000,
+  baseDelayMs: 25,
+  maxDelayMs: 20_000,
+};
+
+const transient = new Error("transient");
+const throttled = new Error("throttled");
+const classify: RetryOptions["classify"] = (error) =>
+  error === transient ? "transient" : error === throttled ? "throttling" : undefined;
+
+function options(overrides: Partial<RetryOptions> = {}): RetryOptions & { quota: RetryQuota } {
+  return { policy, quota: new RetryQuota(), classify, environment: fakeTime().environment, ...overrides };
+}
+
+/** An attempt that fails with `failures` in order, then succeeds; it counts its calls. */
+function scripted(failures: Error[]) {
+  const counter = { attempts: 0 };
+  const attempt = async () => {
+    const failure = failures[counter.attempts++];
+    if (failure) throw failure;
+    return "done";
+  };
+  return { counter, attempt };
+}
 
 describe("withRetries", () => {
-  it("retries transient failures until an attempt succeeds", async () => {
-    let attempts = 0;
-    const result = await withRetries(policy, retryable, async () => {
-      attempts++;
-      if (attempts < 3) throw new Error("transient");
-      return "done";
-    });
-    expect(result).toBe("done");
-    expect(attempts).toBe(3);
+  it("retries retryable failures until an attempt succeeds", async () => {
+    const { counter, attempt } = scripted([transient, throttled]);
+    expect(await withRetries(options(), attempt)).toBe("done");
+    expect(counter.attempts).toBe(3);
   });
 
   it("does not retry other failures", async () => {
-    let attempts = 0;
-    await expect(
-      withRetries(policy, retryable, async () => {
-        attempts++;
-        throw new Error("permanent");
-      }),
-    ).rejects.toThrow("permanent");
-    expect(attempts).toBe(1);
+    const permanent = new Error("permanent");
+    const { counter, attempt } = scripted([permanent]);
+    await expect(withRetries(options(), attempt)).rejects.toBe(permanent);
+    expect(counter.attempts).toBe(1);
   });
 
-  it("gives up at the deadline with the last failure as the cause", async () => {
-    const startedAt = Date.now();
-    const failure = await withRetries(policy, retryable, async () => {
-      throw new Error("transient");
-    }).catch((error: unknown) => error);
+  it("makes at most maxAttempts attempts, and gives up with the last failure as the cause", async () => {
+    const { counter, attempt } = scripted(Array.from({ length: 10 }, () => throttled));
+    const failure = await withRetries(options(), attempt).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).cause).toEqual(new Error("transient"));
-    expect(Date.now() - startedAt).toBeLessThan(policy.deadlineMs + 1000);
+    expect((failure as Error).cause).toBe(throttled);
+    expect(counter.attempts).toBe(3);
+
+    const five = scripted(Array.from({ length: 10 }, () => throttled));
+    await expect(
+      withRetries(options({ policy: { ...policy, maxAttempts: 5 } }), five.attempt),
+    ).rejects.toThrow(RetriesExhaustedError);
+    expect(five.counter.attempts).toBe(5);
   });
 
-  it("aborts an attempt that outlives its timeout", async () => {
+  it("waits a full-jitter exponential backoff between attempts, capped", async () => {
+    const time = fakeTime(() => 0.5);
+    const { attempt } = scripted(Array.from({ length: 10 }, () => throttled));
+    const capped = { ...policy, maxAttempts: 6, maxDelayMs: 300 };
+    await withRetries(options({ policy: capped, environment: time.environment }), attempt).catch(
+      () => undefined,
+    );
+    // Half of min(300, 25 × 2ⁿ) for n = 0..4.
+    expect(time.sleeps).toEqual([12.5, 25, 50, 100, 150]);
+
+    const noJitter = fakeTime(() => 0);
+    await withRetries(
+      options({ environment: noJitter.environment }),
+      scripted([throttled, throttled]).attempt,
+    );
+    expect(noJitter.sleeps).toEqual([0, 0]);
+  });
+
+  it("gives up at the deadline, without sleeping past it", async () => {
+    const time = fakeTime(() => 0.99);
+    let attempts = 0;
+    const slowFailure = async () => {
+      attempts++;
+      time.advance(140); // each attempt takes 140 ms before it fails
+      throw throttled;
+    };
     const failure = await withRetries(
-      policy,
-      (error) => error instanceof DOMException,
-      (signal) => {
-        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
-      },
+      options({
+        policy: { ...policy, maxAttempts: 100, deadlineMs: 600, baseDelayMs: 50, maxDelayMs: 200 },
+        environment: time.environment,
+      }),
+      slowFailure,
     ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect(((failure as Error).cause as DOMException).name).toBe("TimeoutError");
+    expect((failure as Error).message).toMatch(/deadline/);
+    expect(time.now()).toBeLessThan(600);
+    // 140, sleep 49.5, 140, sleep 99, 140: a further sleep of 198 would end past 600.
+    expect(attempts).toBe(3);
+  });
+
+  it("aborts an attempt that outlives its timeout, and the last one at the deadline", async () => {
+    const time = fakeTime(() => 0);
+    const timeouts: number[] = [];
+    const hang = (signal: AbortSignal) => {
+      const startedAt = time.now();
+      return new Promise<never>((_, reject) => {
+        signal.addEventListener("abort", () => {
+          timeouts.push(time.now() - startedAt);
+          reject(transient);
+        });
+        while (!signal.aborted) time.advance(1);
+      });
+    };
+    const failure = await withRetries(
+      options({ policy: { ...policy, deadlineMs: 2500 }, environment: time.environment }),
+      hang,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RetriesExhaustedError);
+    expect(timeouts).toEqual([1000, 1000, 500]);
+  });
+});
+
+describe("the retry quota", () => {
+  it("takes 5 for a retry, 10 for a retry after a transient fault", async () => {
+    const quota = new RetryQuota();
+    await withRetries(options({ quota }), scripted([throttled, throttled, throttled]).attempt).catch(
+      () => undefined,
+    );
+    expect(quota.available).toBe(500 - 2 * RETRY_COST);
+    await withRetries(options({ quota }), scripted([transient, transient, transient]).attempt).catch(
+      () => undefined,
+    );
+    expect(quota.available).toBe(500 - 2 * RETRY_COST - 2 * TRANSIENT_RETRY_COST);
+  });
+
+  it("refunds 1 for a success without retry, and the last retry's cost for one after retries, up to the capacity", async () => {
+    const quota = new RetryQuota();
+    await withRetries(options({ quota }), scripted([]).attempt);
+    expect(quota.available).toBe(500);
+
+    quota.tryTake(100);
+    await withRetries(options({ quota }), scripted([]).attempt);
+    expect(quota.available).toBe(401);
+    await withRetries(options({ quota }), scripted([throttled, transient]).attempt);
+    expect(quota.available).toBe(401 - RETRY_COST - TRANSIENT_RETRY_COST + TRANSIENT_RETRY_COST);
+  });
+
+  it("once spent, fails at the first retryable failure without retrying, and refills with successes", async () => {
+    const quota = new RetryQuota(12);
+    const first = scripted(Array.from({ length: 3 }, () => throttled));
+    await expect(withRetries(options({ quota }), first.attempt)).rejects.toThrow(RetriesExhaustedError);
+    expect(first.counter.attempts).toBe(3);
+    expect(quota.available).toBe(2);
+
+    const spent = scripted(Array.from({ length: 3 }, () => throttled));
+    await expect(withRetries(options({ quota }), spent.attempt)).rejects.toThrow(/quota/);
+    expect(spent.counter.attempts).toBe(1);
+
+    for (let success = 0; success < 3; success++) await withRetries(options({ quota }), scripted([]).attempt);
+    const refilled = scripted([throttled]);
+    expect(await withRetries(options({ quota }), refilled.attempt)).toBe("done");
+    expect(refilled.counter.attempts).toBe(2);
   });
 });

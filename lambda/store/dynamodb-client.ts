@@ -1,0 +1,142 @@
+import aws4 from "aws4";
+import { type OutboundResponse, sendRequest } from "../transport/http-request.ts";
+
+/** Who signs the calls, and for which region. */
+export interface DynamoDbIdentity {
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
+}
+
+export interface DynamoDbClientSettings extends DynamoDbIdentity {
+  /** e.g. `https://dynamodb.eu-west-1.amazonaws.com`, or a local endpoint. */
+  endpoint: string;
+}
+
+/** DynamoDB answered, with an error: its `__type` (without the namespace) says what went wrong. */
+export class DynamoDbError extends Error {
+  constructor(
+    readonly type: string,
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(
+      `DynamoDB answered ${status} ${type}${typeof body.message === "string" ? `: ${body.message}` : ""}`,
+    );
+  }
+}
+
+/**
+ * No usable answer: the connection failed or was reset, the call timed out, or the body is not a JSON
+ * object (a proxy's or load balancer's page, a truncated answer). Worth another try.
+ */
+export class TransientDynamoDbError extends Error {}
+
+/** Any answer DynamoDB gave, as status and decoded body (error answers included). */
+export interface DynamoDbAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface DynamoDbClient {
+  /** One call; resolves with every answer that is a JSON object, 2xx or not. */
+  send(operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer>;
+  /** One call; a non-2xx answer becomes a DynamoDbError. */
+  call(operation: string, input: object, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Opens the connection to the endpoint (TLS handshake included) and leaves it in the keep-alive pool
+   * for the next call. Never rejects: a failed warm-up only means the first call connects itself.
+   */
+  prewarm(timeoutMs?: number): Promise<void>;
+}
+
+const JSON_1_0 = "application/x-amz-json-1.0";
+const DEFAULT_PREWARM_TIMEOUT_MS = 2000;
+
+/**
+ * The headers of a signed DynamoDB JSON-protocol call: SigV4 by the `aws4` package (synchronous, on
+ * node:crypto, with the derived signing keys cached). The only place the project signs a request.
+ */
+export function signedDynamoDbHeaders(
+  endpoint: URL,
+  identity: DynamoDbIdentity,
+  operation: string,
+  payload: string,
+): Record<string, string> {
+  const signed = aws4.sign(
+    {
+      host: endpoint.host,
+      path: endpoint.pathname,
+      method: "POST",
+      service: "dynamodb",
+      region: identity.region,
+      headers: { "content-type": JSON_1_0, "x-amz-target": `DynamoDB_20120810.${operation}` },
+      body: payload,
+    },
+    identity.credentials,
+  );
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(signed.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = String(value);
+  }
+  return headers;
+}
+
+/** DynamoDB's JSON protocol over node:http(s) (lambda/transport/http-request.ts), signed per call. */
+export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDbClient {
+  const endpoint = new URL(settings.endpoint);
+
+  const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
+    const payload = JSON.stringify(input);
+    let answer: OutboundResponse;
+    try {
+      const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
+      answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
+    } catch (error) {
+      throw new TransientDynamoDbError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
+    }
+    return { status: answer.status, body: decodeBody(operation, answer) };
+  };
+
+  return {
+    send,
+    async call(operation, input, signal) {
+      const { status, body } = await send(operation, input, signal);
+      if (status >= 200 && status < 300) return body;
+      const { __type, code } = body;
+      const type =
+        String(__type ?? code ?? "UnknownError")
+          .split("#")
+          .pop() || "UnknownError";
+      throw new DynamoDbError(type, status, body);
+    },
+    async prewarm(timeoutMs = DEFAULT_PREWARM_TIMEOUT_MS) {
+      // DynamoDB answers an unsigned GET / with 200 "healthy: dynamodb.<region>.amazonaws.com".
+      await sendRequest({
+        method: "GET",
+        url: endpoint,
+        headers: {},
+        signal: AbortSignal.timeout(timeoutMs),
+      }).catch(() => undefined);
+    },
+  };
+}
+
+function decodeBody(operation: string, { status, body }: OutboundResponse): Record<string, unknown> {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not JSON`);
+  }
+  // `null`, a string or a list (a proxy's answer, not DynamoDB's) is as unreadable as no JSON.
+  if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) {
+    throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not an object`);
+  }
+  return decoded as Record<string, unknown>;
+}
+
+function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  return `${error.name}: ${error.message}${cause}`;
+}
