@@ -1,5 +1,4 @@
 import {
-  FetchError,
   JwkInvalidKtyError,
   JwtBaseError,
   JwtExpiredError,
@@ -10,16 +9,13 @@ import {
   JwtNotBeforeError,
   JwtWithoutValidKidError,
   KidNotFoundInJwksError,
-  WaitPeriodNotYetEndedJwkError,
 } from "aws-jwt-verify/error";
-import { SimpleJwksCache, SimplePenaltyBox } from "aws-jwt-verify/jwk";
+import { decomposeUnverifiedJwt } from "aws-jwt-verify/jwt";
 import { JwtVerifier } from "aws-jwt-verify/jwt-verifier";
-import {
-  DependencyUnavailableError,
-  InsufficientScopeError,
-  InvalidTokenError,
-  MissingCredentialsError,
-} from "../errors.ts";
+import { InsufficientScopeError, InvalidTokenError } from "../errors.ts";
+import { bearerToken } from "./bearer-credentials.ts";
+import { refuseCriticalExtensions } from "./critical-extensions.ts";
+import { IssuerKeyCache } from "./issuer-key-cache.ts";
 import { createJwksFetcher } from "./jwks-fetcher.ts";
 
 export interface TokenPolicy {
@@ -39,19 +35,32 @@ export interface Caller {
 
 export type Authenticate = (authorizationHeader: string | undefined) => Promise<Caller>;
 
+export interface AuthenticatorOptions {
+  /**
+   * Start fetching the issuer's key set now, so that the first request finds it fetched or under
+   * way. A failed prefetch writes one line to stderr and nothing else: the first request needing a
+   * key fetches again.
+   */
+  prefetchKeys?: boolean;
+  /** Milliseconds since the epoch, for the key set's refetch window; tests move it instead of waiting. */
+  clock?: () => number;
+}
+
 const CLOCK_SKEW_SECONDS = 5;
 const JWKS_RESPONSE_TIMEOUT_MS = 1000;
-/** A token naming an unknown key refetches the key set at most once per this interval. */
-const UNKNOWN_KEY_REFETCH_INTERVAL_SECONDS = 10;
-const ISSUER_RETRY_AFTER_SECONDS = 5;
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/**
+ * After a key-set fetch that did not yield the key a token names (the key is not there, or the
+ * issuer failed), the key set is not fetched again for this long: aws-jwt-verify's own penalty.
+ */
+export const KEY_SET_REFETCH_INTERVAL_SECONDS = 10;
 
 /**
  * Builds the bearer-token check. The verifier (and so the issuer's key set) lives as long as the
  * function instance: keys are fetched once, and again only for a token naming a key not yet seen.
  * aws-jwt-verify verifies RS*, ES* and EdDSA signatures only: `none` and HS* tokens never pass.
+ * How the key set is fetched and when it is refetched: see IssuerKeyCache.
  */
-export function createAuthenticator(policy: TokenPolicy): Authenticate {
+export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorOptions = {}): Authenticate {
   const verifier = JwtVerifier.create(
     {
       issuer: policy.issuer,
@@ -60,17 +69,20 @@ export function createAuthenticator(policy: TokenPolicy): Authenticate {
       graceSeconds: CLOCK_SKEW_SECONDS,
     },
     {
-      jwksCache: new SimpleJwksCache({
+      jwksCache: new IssuerKeyCache({
         fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS),
-        penaltyBox: new SimplePenaltyBox({ waitSeconds: UNKNOWN_KEY_REFETCH_INTERVAL_SECONDS }),
+        refetchIntervalSeconds: KEY_SET_REFETCH_INTERVAL_SECONDS,
+        clock: options.clock ?? Date.now,
       }),
     },
   );
+  if (options.prefetchKeys) verifier.hydrate().catch(reportFailedPrefetch);
 
   return async (authorizationHeader) => {
     const token = bearerToken(authorizationHeader);
     let claims: Record<string, unknown>;
     try {
+      refuseCriticalExtensions(decomposeUnverifiedJwt(token).header);
       claims = (await verifier.verify(token)) as Record<string, unknown>;
     } catch (error) {
       throw tokenFailure(error);
@@ -87,17 +99,6 @@ export function createAuthenticator(policy: TokenPolicy): Authenticate {
   };
 }
 
-function bearerToken(authorizationHeader: string | undefined): string {
-  if (authorizationHeader === undefined || authorizationHeader.trim() === "") {
-    throw new MissingCredentialsError("the Authorization header is missing");
-  }
-  const match = BEARER.exec(authorizationHeader.trim());
-  if (match?.[1] === undefined) {
-    throw new MissingCredentialsError("the Authorization header must carry a Bearer token");
-  }
-  return match[1];
-}
-
 /** `scope` is a space-separated string (RFC 8693, Cognito); `scp` a list or string (Okta, Entra ID). */
 function grantedScopes(claims: Record<string, unknown>): string[] {
   const scopes: string[] = [];
@@ -108,14 +109,8 @@ function grantedScopes(claims: Record<string, unknown>): string[] {
   return scopes;
 }
 
+/** The issuer's faults arrive here already as DependencyUnavailableError (IssuerKeyCache) and pass through. */
 function tokenFailure(error: unknown): Error {
-  if (error instanceof FetchError) {
-    return new DependencyUnavailableError(
-      "the token issuer's signing keys could not be fetched",
-      ISSUER_RETRY_AFTER_SECONDS,
-      { cause: error },
-    );
-  }
   if (error instanceof JwtExpiredError) return new InvalidTokenError("the token has expired");
   if (error instanceof JwtNotBeforeError) return new InvalidTokenError("the token is not valid yet");
   if (error instanceof JwtBaseError) return new InvalidTokenError(`the token is invalid: ${describe(error)}`);
@@ -130,12 +125,16 @@ function describe(error: JwtBaseError): string {
   if (error instanceof JwtInvalidSignatureAlgorithmError || error instanceof JwkInvalidKtyError) {
     return "signature algorithm not allowed";
   }
-  if (
-    error instanceof KidNotFoundInJwksError ||
-    error instanceof WaitPeriodNotYetEndedJwkError ||
-    error instanceof JwtWithoutValidKidError
-  ) {
+  if (error instanceof KidNotFoundInJwksError || error instanceof JwtWithoutValidKidError) {
     return "unknown signing key";
   }
   return "malformed token";
+}
+
+/** One line, on stderr so stdout stays one JSON line per request; the error names the URL, no secret. */
+function reportFailedPrefetch(error: unknown): void {
+  const detail = error instanceof Error ? error.message : String(error);
+  process.stderr.write(
+    `${JSON.stringify({ level: "WARN", message: "prefetching the issuer's key set failed; requests fetch it", detail })}\n`,
+  );
 }

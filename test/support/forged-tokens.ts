@@ -2,7 +2,7 @@
  * Tokens an attacker (or a misconfigured issuer) could present: signed with any key and any claims,
  * unsigned (`alg: none`), or HMAC-signed with the issuer's public key as the secret.
  */
-import { randomUUID } from "node:crypto";
+import { createPrivateKey, randomUUID, sign } from "node:crypto";
 import { importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
 import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "./harness.ts";
@@ -33,6 +33,20 @@ export async function signToken(
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "RS256", kid: privateJwk.kid, typ: "JWT", ...header })
     .sign(key);
+}
+
+/**
+ * Signs `claims` with an RS256 private JWK under exactly `{alg, kid, typ, ...header}`, without jose's
+ * header checks: it refuses to produce a `crit` it does not implement, which an issuer still may.
+ */
+export function signWithRawHeader(
+  privateJwk: JWK,
+  claims: JWTPayload,
+  header: Record<string, unknown>,
+): string {
+  const signingInput = `${base64url(JSON.stringify({ alg: "RS256", kid: privateJwk.kid, typ: "JWT", ...header }))}.${base64url(JSON.stringify(claims))}`;
+  const key = createPrivateKey({ key: privateJwk as import("node:crypto").JsonWebKey, format: "jwk" });
+  return `${signingInput}.${base64url(sign("RSA-SHA256", Buffer.from(signingInput), key))}`;
 }
 
 export function base64url(value: string | Uint8Array): string {

@@ -1,0 +1,27 @@
+import { InvalidRequestError, MissingCredentialsError } from "../errors.ts";
+
+/** RFC 6750 §2.1: `credentials = "Bearer" 1*SP b64token`, the scheme name case-insensitive. */
+const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+/** The Bearer scheme named at the start of a value or of one of several joined with commas. */
+const NAMES_BEARER_SCHEME = /(?:^|,)[ \t]*Bearer(?![!#$%&'*+\-.^_`|~0-9A-Za-z])/i;
+/** Optional whitespace around a field value (RFC 9110 §5.5), which is not part of it. */
+const SURROUNDING_WHITESPACE = /^[ \t]+|[ \t]+$/g;
+
+/**
+ * The token of an Authorization value. No value, or another scheme (Basic, ...), is no bearer
+ * credential at all: 401 with a bare challenge. A value naming the Bearer scheme that is not exactly
+ * one `Bearer <token>` (two values joined with a comma, a tab after the scheme, no token) is a
+ * malformed request: 400 invalid_request (RFC 6750 §3.1).
+ */
+export function bearerToken(authorizationHeader: string | undefined): string {
+  const value = authorizationHeader?.replace(SURROUNDING_WHITESPACE, "") ?? "";
+  if (value === "") throw new MissingCredentialsError("the Authorization header is missing");
+  const token = BEARER_CREDENTIALS.exec(value)?.[1];
+  if (token !== undefined) return token;
+  if (NAMES_BEARER_SCHEME.test(value)) {
+    throw new InvalidRequestError(
+      "the Authorization header must be exactly one 'Bearer <token>': the scheme, one or more spaces, the token",
+    );
+  }
+  throw new MissingCredentialsError("the Authorization header must carry a Bearer token");
+}

@@ -1,0 +1,272 @@
+/**
+ * The issuer's key set as the authenticator fetches it, against a real loopback JWKS endpoint and
+ * tokens signed by a real key: the issuer's faults answer 503 with Retry-After, never 401; a token
+ * naming an unknown key refetches the key set at most once per window; the init-time prefetch.
+ * A clock the test moves stands in for waiting out the 10 s refetch window.
+ */
+import type { JWK } from "jose";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import {
+  type AuthenticatorOptions,
+  createAuthenticator,
+  KEY_SET_REFETCH_INTERVAL_SECONDS,
+  type TokenPolicy,
+} from "../../lambda/auth/authenticate.ts";
+import { DependencyUnavailableError } from "../../lambda/errors.ts";
+import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
+import {
+  createTokenIssuer,
+  DEFAULT_SCOPE,
+  generateSigningKey,
+  LOCAL_CLIENT_ID,
+  type TokenIssuer,
+} from "../../local/token-issuer.ts";
+import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
+import { apiGatewayEvent } from "../support/events.ts";
+import { accessTokenClaims, signToken } from "../support/forged-tokens.ts";
+import { TEST_ISSUER } from "../support/harness.ts";
+import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
+import { type JwksBehaviour, type JwksServer, startJwksServer } from "../support/jwks-server.ts";
+import { captureLogs, silenceRequestLogs } from "../support/log-capture.ts";
+
+const WINDOW_MS = KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
+
+let issuer: TokenIssuer;
+let attackerKey: JWK;
+let jwks: JwksServer | undefined;
+let nextId = 1;
+let now: number;
+const clock = () => now;
+
+beforeAll(async () => {
+  issuer = await createTokenIssuer(TEST_ISSUER, await generateSigningKey());
+  attackerKey = await generateSigningKey();
+});
+
+beforeEach(() => {
+  now = Date.parse("2026-11-23T12:00:00Z");
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await jwks?.close();
+  jwks = undefined;
+});
+
+async function startIssuer(behaviour: JwksBehaviour = "serve"): Promise<JwksServer> {
+  jwks = await startJwksServer(issuer.jwks, behaviour);
+  return jwks;
+}
+
+function policyFor(server: JwksServer): TokenPolicy {
+  return {
+    issuer: TEST_ISSUER,
+    jwksUrl: server.url,
+    audiences: [],
+    clientIds: [LOCAL_CLIENT_ID],
+    requiredScope: DEFAULT_SCOPE,
+  };
+}
+
+function handlerFor(
+  server: JwksServer,
+  options: AuthenticatorOptions = {},
+): (token: string) => Promise<ApiGatewayResult> {
+  const handler: Handler = createHandler({
+    authenticate: createAuthenticator(policyFor(server), { clock, ...options }),
+    store: new InMemoryPlantStore(),
+  });
+  return (token) => handler(apiGatewayEvent("2.0", { token, body: `{"id":${nextId++},"name":"Fern"}` }));
+}
+
+/** A well-signed token naming a key the issuer never published: an attacker's, or a typo. */
+function unknownKeyToken(): Promise<string> {
+  return signToken(attackerKey, accessTokenClaims(), { kid: `unknown-${crypto.randomUUID()}` });
+}
+
+function expectUnavailable(result: ApiGatewayResult, retryAfterSeconds: number): void {
+  expectErrorAnswer(result, 503);
+  expect(result.headers["retry-after"]).toBe(String(retryAfterSeconds));
+  expect(result.headers["www-authenticate"]).toBeUndefined();
+}
+
+describe("an issuer answering 200 with something that is not a key set", () => {
+  beforeEach(() => {
+    silenceRequestLogs();
+  });
+
+  test.each(["html", "empty-object", "truncated"] as const)(
+    "%s: 503 with Retry-After, one fetch per window, and the key set is used once it is back",
+    async (fault) => {
+      const server = await startIssuer(fault);
+      const send = handlerFor(server);
+      const good = await issuer.mint();
+
+      const first = await send(good);
+      expectUnavailable(first, KEY_SET_REFETCH_INTERVAL_SECONDS);
+      expect(expectErrorAnswer(first).message).toMatch(/issuer's signing keys could not be fetched/);
+      for (let request = 0; request < 5; request++) expectUnavailable(await send(good), 10);
+      now += 4_000;
+      expectUnavailable(await send(good), 6);
+      expect(server.fetches()).toBe(1);
+
+      server.setBehaviour("serve");
+      now += 6_000;
+      expect((await send(good)).statusCode).toBe(200);
+      expect(server.fetches()).toBe(2);
+    },
+  );
+
+  test("an issuer answering 500 is held off the same way", async () => {
+    const server = await startIssuer("fail");
+    const send = handlerFor(server);
+    const good = await issuer.mint();
+    for (let request = 0; request < 5; request++) expect((await send(good)).statusCode).toBe(503);
+    expect(server.fetches()).toBe(1);
+    now += WINDOW_MS;
+    server.setBehaviour("serve");
+    expect((await send(good)).statusCode).toBe(200);
+  });
+
+  test("a faulty refetch leaves the cached key set in use", async () => {
+    const server = await startIssuer();
+    const send = handlerFor(server);
+    expect((await send(await issuer.mint())).statusCode).toBe(200);
+    server.setBehaviour("html");
+    expectUnavailable(await send(await unknownKeyToken()), 10);
+    expect((await send(await issuer.mint())).statusCode).toBe(200);
+    expect(server.fetches()).toBe(2);
+  });
+});
+
+describe("a token naming a key not in the cached key set", () => {
+  beforeEach(() => {
+    silenceRequestLogs();
+  });
+
+  test("is refused with 401 once a fresh key set lacks it, then answered 503 until a refetch is allowed", async () => {
+    const server = await startIssuer();
+    const send = handlerFor(server);
+    expect((await send(await issuer.mint())).statusCode).toBe(200);
+    expect(server.fetches()).toBe(1);
+
+    const refused = await send(await unknownKeyToken());
+    expectErrorAnswer(refused, 401);
+    expectBearerChallenge(refused, "invalid_token");
+    expect(server.fetches()).toBe(2);
+
+    // Inside the window nobody can tell a rotated key from a bogus one without a fetch: 503.
+    expectUnavailable(await send(await unknownKeyToken()), 10);
+    now += 2_500;
+    expectUnavailable(await send(await unknownKeyToken()), 8);
+    now += 7_400; // 100 ms left: Retry-After never says 0
+    expectUnavailable(await send(await unknownKeyToken()), 1);
+    expect(server.fetches()).toBe(2);
+    // The keys already cached stay usable throughout.
+    expect((await send(await issuer.mint())).statusCode).toBe(200);
+
+    now += 100;
+    expectErrorAnswer(await send(await unknownKeyToken()), 401);
+    expect(server.fetches()).toBe(3);
+  });
+
+  test("during a key rotation a token signed by the new key gets 503, then 200 once a refetch is allowed", async () => {
+    const server = await startIssuer();
+    const send = handlerFor(server);
+    expect((await send(await issuer.mint())).statusCode).toBe(200);
+    // Someone opens the window with a random kid just before the issuer rotates its key.
+    expectErrorAnswer(await send(await unknownKeyToken()), 401);
+
+    const rotated = await createTokenIssuer(TEST_ISSUER, await generateSigningKey());
+    server.setKeys({ keys: [...issuer.jwks.keys, ...rotated.jwks.keys] });
+    const tokenOfNewKey = await rotated.mint();
+    now += 3_000;
+    const held = await send(tokenOfNewKey);
+    expectUnavailable(held, 7);
+    expect(expectErrorAnswer(held).message).toMatch(/not among the issuer's keys as last fetched/);
+
+    now += 7_000;
+    expect((await send(tokenOfNewKey)).statusCode).toBe(200);
+    expect(server.fetches()).toBe(3);
+  });
+
+  test("concurrent random kids share one fetch, and later ones fetch nothing inside the window", async () => {
+    const server = await startIssuer();
+    const send = handlerFor(server);
+    const tokens = await Promise.all(Array.from({ length: 20 }, unknownKeyToken));
+    const results = await Promise.all(tokens.map(send));
+    for (const result of results) expectErrorAnswer(result, 401);
+    expect(server.fetches()).toBe(1);
+
+    const later = await Promise.all(tokens.map(send));
+    for (const result of later) expectUnavailable(result, 10);
+    expect(server.fetches()).toBe(1);
+    expect((await send(await issuer.mint())).statusCode).toBe(200);
+  });
+});
+
+describe("prefetching the key set at init", () => {
+  test("with prefetchKeys the key set is fetched before the first request, which then fetches nothing", async () => {
+    const server = await startIssuer();
+    const authenticate = createAuthenticator(policyFor(server), { prefetchKeys: true });
+    await vi.waitFor(() => expect(server.fetches()).toBe(1));
+    await expect(authenticate(`Bearer ${await issuer.mint()}`)).resolves.toMatchObject({
+      clientId: LOCAL_CLIENT_ID,
+    });
+    expect(server.fetches()).toBe(1);
+  });
+
+  test("without it nothing is fetched until a request needs a key", async () => {
+    const server = await startIssuer();
+    const authenticate = createAuthenticator(policyFor(server));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.fetches()).toBe(0);
+    await authenticate(`Bearer ${await issuer.mint()}`);
+    expect(server.fetches()).toBe(1);
+  });
+
+  test("a failed prefetch logs one line, rejects nothing unhandled, and the first request fetches again", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const logs = captureLogs();
+    try {
+      const server = await startIssuer("fail");
+      const authenticate = createAuthenticator(policyFor(server), { prefetchKeys: true, clock });
+      await vi.waitFor(() => expect(logs.text()).toContain("prefetching the issuer's key set failed"));
+      expect(server.fetches()).toBe(1);
+
+      server.setBehaviour("serve");
+      await expect(authenticate(`Bearer ${await issuer.mint()}`)).resolves.toMatchObject({
+        clientId: LOCAL_CLIENT_ID,
+      });
+      expect(server.fetches()).toBe(2);
+
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+      expect(logs.text().trim().split("\n")).toHaveLength(1);
+    } finally {
+      logs.restore();
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  test("a failed prefetch and a still failing issuer: the request answers 503", async () => {
+    const logs = captureLogs();
+    try {
+      const server = await startIssuer("fail");
+      const authenticate = createAuthenticator(policyFor(server), { prefetchKeys: true, clock });
+      await vi.waitFor(() => expect(server.fetches()).toBe(1));
+      const failure = await authenticate(`Bearer ${await issuer.mint()}`).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(DependencyUnavailableError);
+      expect(server.fetches()).toBe(2);
+    } finally {
+      logs.restore();
+    }
+  });
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+});
