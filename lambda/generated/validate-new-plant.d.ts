@@ -2,10 +2,19 @@
 export interface SchemaError {
   instancePath: string;
   keyword: string;
-  params: { missingProperty?: string; additionalProperty?: string; limit?: number; type?: string };
+  params: {
+    missingProperty?: string;
+    additionalProperty?: string;
+    limit?: number;
+    type?: string;
+    pattern?: string;
+  };
 }
 
 export declare const validate: {
   (data: unknown): boolean;
   errors?: SchemaError[] | null;
 };
+
+/** For each pattern of the schema, what the answer says of a value it refuses (its `x-refusal`). */
+export declare const patternRefusals: Readonly<Record<string, string>>;

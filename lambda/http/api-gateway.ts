@@ -4,7 +4,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
-import type { RequestBody } from "../request/parse-new-plant.ts";
+import type { RequestBody } from "../request/request-body.ts";
 
 /** What API Gateway invokes the function with: an HTTP API (payload 2.0) or a REST API (payload 1.0) event. */
 export type ApiGatewayEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
@@ -17,11 +17,14 @@ export type ApiGatewayResult = APIGatewayProxyStructuredResultV2 & {
   isBase64Encoded: false;
 };
 
-/** The incoming API request as the endpoint sees it: header names lower-cased, the body decoded. */
+/**
+ * The incoming API request as the endpoint sees it: header names lower-cased, the values of one
+ * name joined with commas, the body as API Gateway sent it (read only after authentication).
+ */
 export interface ApiRequest {
   requestId: string;
   headers: Map<string, string>;
-  body: RequestBody;
+  body: RequestBody | undefined;
 }
 
 /** The endpoint's answer before it is serialised for API Gateway. */
@@ -40,28 +43,46 @@ export function toApiRequest(
 ): ApiRequest {
   const loose = event as LooseEvent;
   const requestId = loose?.requestContext?.requestId ?? context?.awsRequestId ?? "unknown";
-  return { requestId, headers: headersOf(loose), body: bodyOf(loose) };
+  const headers = headersOf(loose);
+  return { requestId, headers, body: bodyOf(loose, headers.get("content-length")) };
 }
 
 /**
- * Header names are case-insensitive. Payload 2.0 joins repeated headers with commas already; for
- * payload 1.0 the multi-value form is joined the same way, so both versions read alike.
+ * Header names are case-insensitive, and a header sent twice is one list of values (RFC 9110
+ * §5.3): all values of one name, in any case, are joined with commas, as payload 2.0 does. Payload
+ * 1.0 writes each header twice, the last value in `headers` and all of them in `multiValueHeaders`:
+ * a name found in `multiValueHeaders` is read from there only, so that no value counts twice.
  */
 function headersOf(event: LooseEvent): Map<string, string> {
-  const headers = new Map<string, string>();
-  for (const [name, value] of Object.entries(event?.headers ?? {})) {
-    if (typeof value === "string") headers.set(name.toLowerCase(), value);
+  const values = new Map<string, string[]>();
+  const add = (name: string, value: unknown) => {
+    if (typeof value !== "string") return;
+    const key = name.toLowerCase();
+    const list = values.get(key);
+    if (list === undefined) values.set(key, [value]);
+    else list.push(value);
+  };
+  const multiValueHeaders = isRecord(event?.multiValueHeaders) ? event.multiValueHeaders : {};
+  for (const [name, list] of Object.entries(multiValueHeaders)) {
+    if (Array.isArray(list)) for (const value of list) add(name, value);
   }
-  for (const [name, values] of Object.entries(event?.multiValueHeaders ?? {})) {
-    if (Array.isArray(values) && values.length > 0) headers.set(name.toLowerCase(), values.join(","));
+  const fromMultiValue = new Set(values.keys());
+  for (const [name, value] of Object.entries(isRecord(event?.headers) ? event.headers : {})) {
+    if (!fromMultiValue.has(name.toLowerCase())) add(name, value);
   }
-  return headers;
+  return new Map([...values].map(([name, list]) => [name, list.join(",")]));
 }
 
-function bodyOf(event: LooseEvent): RequestBody {
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function bodyOf(event: LooseEvent, contentLength: string | undefined): RequestBody | undefined {
   const body = event?.body;
   if (typeof body !== "string") return undefined;
-  return event?.isBase64Encoded ? Buffer.from(body, "base64") : body;
+  return event?.isBase64Encoded
+    ? { encoding: "base64", base64: body }
+    : { encoding: "text", text: body, contentLength };
 }
 
 export function toApiGatewayResult(response: ApiResponse): ApiGatewayResult {

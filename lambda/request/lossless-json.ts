@@ -34,7 +34,9 @@ export class JsonSyntaxError extends Error {
 const MAX_EXACT_INTEGER_DIGITS = 40;
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const NUMBER_PATTERN = /-?(?:0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
+const NUMBER_PATTERN = /-?(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
+const MINUS = 0x2d;
+const ZERO = 0x30;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings may not hold raw control characters.
 const PLAIN_STRING_CHARS = /[^"\\\u0000-\u001f]*/y;
 const ESCAPES: Record<string, string> = {
@@ -106,7 +108,7 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
     if (match === null) return fail("unexpected token");
     const lexeme = match[0];
     position += lexeme.length;
-    return exactNumber(lexeme, match[1] ?? "", match[2]);
+    return exactNumber(lexeme, match[1] ?? "", match[2] ?? "", match[3]);
   };
 
   const parseValue = (depth: number): JsonValue => {
@@ -191,24 +193,34 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
   return value;
 }
 
-function exactNumber(lexeme: string, fraction: string, exponentText: string | undefined): number | bigint {
-  const negative = lexeme.startsWith("-");
-  const integerPart = lexeme.slice(negative ? 1 : 0).split(/[.eE]/, 1)[0] ?? "";
-  let digits = (integerPart + fraction).replace(/^0+/, "");
-  if (digits === "") return negative ? -0 : 0;
-  const exponent = Number(exponentText ?? "0");
-  let scale = exponent - fraction.length;
-  const trailingZeros = digits.length - digits.replace(/0+$/, "").length;
-  digits = digits.slice(0, digits.length - trailingZeros);
-  scale += trailingZeros;
+/**
+ * The value of a number lexeme, exact for integers. Linear in the lexeme's length: a body may hold
+ * a number of 16,000 digits, so no regular expression that can rescan (`/0+$/`) is used here.
+ */
+function exactNumber(
+  lexeme: string,
+  integerPart: string,
+  fraction: string,
+  exponentText: string | undefined,
+): number | bigint {
+  const negative = lexeme.charCodeAt(0) === MINUS;
+  // Up to 15 digits with neither fraction nor exponent: exact as a double, and the common case.
+  if (fraction === "" && exponentText === undefined && integerPart.length <= 15) return Number(lexeme);
+  const digits = integerPart + fraction;
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === ZERO) first++;
+  if (first === digits.length) return negative ? -0 : 0;
+  let last = digits.length - 1;
+  while (digits.charCodeAt(last) === ZERO) last--;
+  const trailingZeros = digits.length - 1 - last;
+  const scale = Number(exponentText ?? "0") - fraction.length + trailingZeros;
 
   if (scale < 0) {
     const nearest = Number(lexeme);
     return Number.isInteger(nearest) ? Number.NaN : nearest;
   }
-  if (digits.length + scale > MAX_EXACT_INTEGER_DIGITS) return Number(lexeme);
-  // Up to 15 digits in all (trailing zeros too, which `digits` no longer holds): exact as a double.
-  if (fraction === "" && exponentText === undefined && digits.length + scale <= 15) return Number(lexeme);
-  const exact = BigInt((negative ? "-" : "") + digits + "0".repeat(scale));
+  const significantDigits = last + 1 - first;
+  if (significantDigits + scale > MAX_EXACT_INTEGER_DIGITS) return Number(lexeme);
+  const exact = BigInt(`${negative ? "-" : ""}${digits.slice(first, last + 1)}${"0".repeat(scale)}`);
   return exact >= MIN_SAFE && exact <= MAX_SAFE ? Number(exact) : exact;
 }

@@ -1,20 +1,16 @@
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
-import { type SchemaError, validate } from "../generated/validate-new-plant.js";
+import { BadRequestError, UnsupportedMediaTypeError } from "../errors.ts";
+import { patternRefusals, type SchemaError, validate } from "../generated/validate-new-plant.js";
 import type { NewPlant } from "../plants/plant.ts";
 import { JsonSyntaxError, parseJson } from "./lossless-json.ts";
+import { type RequestBody, readBodyText } from "./request-body.ts";
 
-export const MAX_BODY_BYTES = 16_384;
 const MAX_NESTING_DEPTH = 32;
 const INT64_RANGE = "between -9223372036854775808 and 9223372036854775807";
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** The body as API Gateway hands it over: text, or bytes when it was base64-encoded. */
-export type RequestBody = string | Uint8Array | undefined;
 
 /** Turns a request's Content-Type and body into a NewPlant, or throws the 4xx that says why not. */
-export function parseNewPlant(contentType: string | undefined, body: RequestBody): NewPlant {
+export function parseNewPlant(contentType: string | undefined, body: RequestBody | undefined): NewPlant {
   requireJsonMediaType(contentType);
-  const text = bodyText(body);
+  const text = readBodyText(body);
   let value: unknown;
   try {
     value = parseJson(text, MAX_NESTING_DEPTH);
@@ -42,20 +38,6 @@ function requireJsonMediaType(contentType: string | undefined): void {
   }
 }
 
-function bodyText(body: RequestBody): string {
-  const size = typeof body === "string" ? Buffer.byteLength(body, "utf8") : (body?.byteLength ?? 0);
-  if (size > MAX_BODY_BYTES) {
-    throw new PayloadTooLargeError(`the body is ${size} bytes; at most ${MAX_BODY_BYTES} are accepted`);
-  }
-  if (size === 0) throw new BadRequestError("the body is required: a NewPlant JSON object");
-  if (typeof body === "string") return body;
-  try {
-    return utf8.decode(body);
-  } catch {
-    throw new BadRequestError("the body is not valid UTF-8");
-  }
-}
-
 function describeSchemaErrors(errors: SchemaError[]): string {
   return errors.map(describeSchemaError).join("; ");
 }
@@ -77,6 +59,8 @@ function describeSchemaError({ instancePath, keyword, params }: SchemaError): st
         : `${field} must have at least ${params.limit} characters`;
     case "maxLength":
       return `${field} must have at most ${params.limit} characters`;
+    case "pattern":
+      return `${field} ${patternRefusals[params.pattern ?? ""] ?? "is invalid (pattern)"}`;
     default:
       return `${field || "the body"} is invalid (${keyword})`;
   }

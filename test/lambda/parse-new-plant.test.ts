@@ -1,10 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../../lambda/errors.ts";
-import { MAX_BODY_BYTES, parseNewPlant } from "../../lambda/request/parse-new-plant.ts";
+import { parseNewPlant as parseBody } from "../../lambda/request/parse-new-plant.ts";
+import { MAX_BODY_BYTES, type RequestBody } from "../../lambda/request/request-body.ts";
 
 const JSON_TYPE = "application/json";
 
-function failure(contentType: string | undefined, body: string | Uint8Array | undefined): Error {
+/** A body as API Gateway hands it over: text (optionally with its Content-Length), or bytes in base64. */
+type Body = string | Uint8Array | RequestBody | undefined;
+
+function asRequestBody(body: Body): RequestBody | undefined {
+  if (typeof body === "string") return { encoding: "text", text: body, contentLength: undefined };
+  if (body instanceof Uint8Array) return { encoding: "base64", base64: Buffer.from(body).toString("base64") };
+  return body;
+}
+
+function parseNewPlant(contentType: string | undefined, body: Body) {
+  return parseBody(contentType, asRequestBody(body));
+}
+
+function failure(contentType: string | undefined, body: Body): Error {
   try {
     parseNewPlant(contentType, body);
   } catch (error) {
@@ -12,6 +26,13 @@ function failure(contentType: string | undefined, body: string | Uint8Array | un
   }
   throw new Error("expected parseNewPlant to refuse the request");
 }
+
+/** What API Gateway hands over for these bytes sent as application/json: text, with U+FFFD for what is not UTF-8. */
+function deliveredAsText(bytes: Uint8Array): RequestBody {
+  return { encoding: "text", text: new TextDecoder().decode(bytes), contentLength: String(bytes.byteLength) };
+}
+
+const latin1 = (text: string) => Buffer.from(text, "latin1");
 
 describe("parseNewPlant", () => {
   it("returns the plant with an exact id", () => {
@@ -80,6 +101,148 @@ describe("parseNewPlant", () => {
     const error = failure(JSON_TYPE, new Uint8Array([0x7b, 0xff, 0x7d]));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toBe("the body is not valid UTF-8");
+  });
+
+  describe("names and tags", () => {
+    it.each([
+      ["name", " ", "name must not be blank"],
+      ["name", "\t\u3000\u00a0 ", "name must not be blank; name must not contain control characters"],
+      ["tag", "\u2028", "tag must not be blank"],
+      ["name", "Fern\u0000", "name must not contain control characters"],
+      ["name", "a\u001fb", "name must not contain control characters"],
+      ["tag", "\u007f", "tag must not contain control characters"],
+      ["tag", "x\u0085", "tag must not contain control characters"],
+      ["name", "\u0080", "name must not contain control characters"],
+      ["name", "\u009f", "name must not contain control characters"],
+      ["name", "Fern\n", "name must not contain control characters"],
+      ["name", "bad \ufffd\ufffd", "name contains bytes that are not UTF-8 (U+FFFD)"],
+      ["tag", "\ufffd", "tag contains bytes that are not UTF-8 (U+FFFD)"],
+    ])("refuses a %s of %j: %s", (field, value, message) => {
+      const plant = field === "name" ? { id: 1, name: value } : { id: 1, name: "Fern", tag: value };
+      const error = failure(JSON_TYPE, JSON.stringify(plant));
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.message).toBe(message);
+    });
+
+    it.each([" Fern", "Fern ", "Ivy\u00a0League", "🌿", "\u00a0x", "\u00a0\u00a1"])(
+      "accepts %j: spaces around or inside a name, no control characters",
+      (name) => {
+        expect(parseNewPlant(JSON_TYPE, JSON.stringify({ id: 1, name, tag: name }))).toEqual({
+          id: 1n,
+          name,
+          tag: name,
+        });
+      },
+    );
+
+    it("refuses Latin-1 names instead of storing two of them as the same name", () => {
+      for (const name of ["caf\xe9", "caf\xe8"]) {
+        const error = failure(JSON_TYPE, deliveredAsText(latin1(`{"id":77,"name":"${name}"}`)));
+        expect(error).toBeInstanceOf(BadRequestError);
+        expect(error.message).toBe("name contains bytes that are not UTF-8 (U+FFFD)");
+      }
+    });
+
+    it("refuses Latin-1 bytes in a base64 body as not UTF-8", () => {
+      const error = failure(JSON_TYPE, new Uint8Array(latin1('{"id":77,"name":"caf\xe9"}')));
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.message).toBe("the body is not valid UTF-8");
+    });
+  });
+
+  describe("base64 bodies", () => {
+    /** The same bytes, but the last character before the padding also sets a padding bit. */
+    const withPaddingBitSet = (encoded: string): string => {
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+      const at = encoded.indexOf("=") - 1;
+      const changed = alphabet[alphabet.indexOf(encoded[at] ?? "") ^ 1];
+      return `${encoded.slice(0, at)}${changed}${encoded.slice(at + 1)}`;
+    };
+
+    const base64 = (text: string): RequestBody => ({ encoding: "base64", base64: text });
+    const fern = Buffer.from('{"id":3,"name":"Fern"}').toString("base64");
+
+    it("decodes canonical base64", () => {
+      expect(fern.endsWith("=")).toBe(true);
+      expect(parseNewPlant(JSON_TYPE, base64(fern))).toEqual({ id: 3n, name: "Fern" });
+    });
+
+    it.each([
+      ["a character outside the alphabet", `${fern.slice(0, 4)}*${fern.slice(4)}`],
+      ["the URL-safe alphabet", Buffer.from('{"id":3,"name":"~~~"}').toString("base64url")],
+      ["whitespace", `${fern.slice(0, 8)}\n${fern.slice(8)}`],
+      ["data after the padding", `${fern}eyJ9`],
+      ["padding in the middle", `${fern.slice(0, 4)}=${fern.slice(4)}`],
+      ["missing padding", fern.replace(/=+$/, "")],
+      ["non-zero padding bits", withPaddingBitSet(fern)],
+    ])("refuses %s with 400", (_, text) => {
+      const error = failure(JSON_TYPE, base64(text));
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.message).toBe("the body is not valid base64");
+    });
+  });
+
+  describe("sizes, as the client sent them", () => {
+    /** A body of exactly `bytes` bytes whose name ends with `invalid` bytes that are not UTF-8. */
+    function bodyWithInvalidBytes(bytes: number, invalid: number): Uint8Array {
+      const head = '{"id":5,"name":"';
+      const tail = '"}';
+      const padding = bytes - head.length - tail.length - invalid;
+      return Buffer.concat([
+        Buffer.from(head + "x".repeat(padding)),
+        Buffer.alloc(invalid, 0xff),
+        Buffer.from(tail),
+      ]);
+    }
+
+    it("takes a 16384-byte body with 200 invalid bytes for 16384 bytes, and refuses its name", () => {
+      const sent = bodyWithInvalidBytes(MAX_BODY_BYTES, 200);
+      const error = failure(JSON_TYPE, deliveredAsText(sent));
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.message).toContain("name contains bytes that are not UTF-8 (U+FFFD)");
+      const withoutContentLength = { ...deliveredAsText(sent), contentLength: undefined };
+      expect(failure(JSON_TYPE, withoutContentLength)).toBeInstanceOf(BadRequestError);
+    });
+
+    it("reports the size the client sent, not the size of its U+FFFD replacements", () => {
+      const sent = bodyWithInvalidBytes(MAX_BODY_BYTES + 1, 200);
+      const expected = "the body is 16385 bytes; at most 16384 are accepted";
+      const error = failure(JSON_TYPE, deliveredAsText(sent));
+      expect(error).toBeInstanceOf(PayloadTooLargeError);
+      expect(error.message).toBe(expected);
+      expect(failure(JSON_TYPE, { ...deliveredAsText(sent), contentLength: undefined }).message).toBe(
+        expected,
+      );
+    });
+
+    it("counts a 3-byte invalid sequence as 3 bytes when the Content-Length says so", () => {
+      // F0 9F 8C (a truncated 4-byte sequence) becomes one U+FFFD: 3 bytes sent, 1 counted without the header.
+      const sent = Buffer.concat([
+        Buffer.from(`{"id":5,"name":"${"x".repeat(MAX_BODY_BYTES - 20)}`),
+        Buffer.from([0xf0, 0x9f, 0x8c]),
+        Buffer.from('"}'),
+      ]);
+      expect(sent.byteLength).toBe(MAX_BODY_BYTES + 1);
+      expect(failure(JSON_TYPE, deliveredAsText(sent)).message).toBe(
+        "the body is 16385 bytes; at most 16384 are accepted",
+      );
+    });
+
+    it("ignores a Content-Length the text cannot match, so that no header lets a large body through", () => {
+      const text = JSON.stringify({ id: 1, name: "x".repeat(40_000) });
+      const error = failure(JSON_TYPE, { encoding: "text", text, contentLength: "28" });
+      expect(error).toBeInstanceOf(PayloadTooLargeError);
+      expect(error.message).toBe(`the body is ${text.length} bytes; at most 16384 are accepted`);
+    });
+
+    it("counts a base64 body by its decoded bytes", () => {
+      const bytes = new TextEncoder().encode(JSON.stringify({ id: 1, name: "é".repeat(MAX_BODY_BYTES / 2) }));
+      expect(failure(JSON_TYPE, bytes).message).toBe(
+        `the body is ${bytes.byteLength} bytes; at most 16384 are accepted`,
+      );
+      const fits = new TextEncoder().encode(JSON.stringify({ id: 1, name: "é".repeat(128) }));
+      expect(parseNewPlant(JSON_TYPE, fits).name).toBe("é".repeat(128));
+    });
   });
 
   it.each([
