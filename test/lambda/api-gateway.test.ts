@@ -1,0 +1,154 @@
+/**
+ * How the handler reads what API Gateway hands over: repeated headers, base64 bodies, bodies that
+ * were not UTF-8 (delivered as text with U+FFFD), and body sizes as the client sent them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiGatewayEvent, toApiRequest } from "../../lambda/http/api-gateway.ts";
+import { callDynamoDb } from "../../local/dynamodb.ts";
+import { expectErrorAnswer } from "../support/answers.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+
+let harness: Harness;
+let token: string;
+let nextId = 5000;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  token = await harness.issuer.mint();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+async function storedItem(id: number): Promise<unknown> {
+  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
+    TableName: TEST_TABLE,
+    Key: { id: { N: String(id) } },
+    ConsistentRead: true,
+  });
+  return body.Item;
+}
+
+/**
+ * The event API Gateway makes of these bytes sent as application/json: the body as text, each
+ * sequence that is not UTF-8 replaced by U+FFFD, and the client's Content-Length.
+ */
+function sentAsJson(version: PayloadVersion, bytes: Uint8Array): ApiGatewayEvent {
+  return apiGatewayEvent(version, {
+    token,
+    body: new TextDecoder().decode(bytes),
+    headers: { "Content-Length": String(bytes.byteLength) },
+  });
+}
+
+describe("toApiRequest headers", () => {
+  it("joins payload 1.0 values of one name in any case, reading multiValueHeaders only", () => {
+    const event = apiGatewayEvent("1.0", { withoutHeaders: ["authorization"] }) as ApiGatewayEvent & {
+      headers: Record<string, string>;
+      multiValueHeaders: Record<string, string[]>;
+    };
+    // API Gateway writes the last value of each name into `headers`, all of them into multiValueHeaders.
+    event.headers.Authorization = "Bearer a";
+    event.headers.authorization = "Bearer c";
+    event.multiValueHeaders.Authorization = ["Bearer a"];
+    event.multiValueHeaders.authorization = ["Bearer b", "Bearer c"];
+    expect(toApiRequest(event).headers.get("authorization")).toBe("Bearer a,Bearer b,Bearer c");
+    expect(toApiRequest(event).headers.get("content-type")).toBe("application/json");
+  });
+
+  it("reads a header found only in `headers`, and joins names that differ in case there too", () => {
+    const event = apiGatewayEvent("2.0") as ApiGatewayEvent & { headers: Record<string, string> };
+    event.headers["X-Trace"] = "a";
+    event.headers["x-trace"] = "b";
+    expect(toApiRequest(event).headers.get("x-trace")).toBe("a,b");
+    const v1 = apiGatewayEvent("1.0") as ApiGatewayEvent & { headers: Record<string, string> };
+    v1.headers["X-Only-Here"] = "1";
+    expect(toApiRequest(v1).headers.get("x-only-here")).toBe("1");
+  });
+});
+
+describe.each(PAYLOAD_VERSIONS)("the handler, payload %s", (version) => {
+  it("does not let the last of two Authorization values win", async () => {
+    const id = nextId++;
+    const event = apiGatewayEvent(version, {
+      body: JSON.stringify({ id, name: "Fern" }),
+    }) as ApiGatewayEvent & {
+      headers: Record<string, string>;
+      multiValueHeaders?: Record<string, string[]>;
+    };
+    event.headers.Authorization = "Bearer not-a-token";
+    event.headers.authorization = `Bearer ${token}`;
+    if (event.multiValueHeaders !== undefined) {
+      event.multiValueHeaders.Authorization = ["Bearer not-a-token"];
+      event.multiValueHeaders.authorization = [`Bearer ${token}`];
+    }
+    const result = await harness.handler(event);
+    expect([400, 401]).toContain(result.statusCode);
+    expectErrorAnswer(result);
+    expect(await storedItem(id)).toBeUndefined();
+  });
+
+  it.each(["caf\xe9", "caf\xe8", "bad \xff\xfe"])(
+    "refuses a name sent in bytes that are not UTF-8 (%j in Latin-1) and stores nothing",
+    async (name) => {
+      const id = nextId++;
+      const result = await harness.handler(
+        sentAsJson(version, Buffer.from(`{"id":${id},"name":"${name}"}`, "latin1")),
+      );
+      expect(expectErrorAnswer(result, 400).message).toBe("name contains bytes that are not UTF-8 (U+FFFD)");
+      expect(await storedItem(id)).toBeUndefined();
+    },
+  );
+
+  it("refuses blank names and control characters, naming the field", async () => {
+    const blank = await harness.handler(
+      apiGatewayEvent(version, { token, body: JSON.stringify({ id: nextId++, name: "  " }) }),
+    );
+    expect(expectErrorAnswer(blank, 400).message).toBe("name must not be blank");
+    const control = await harness.handler(
+      apiGatewayEvent(version, {
+        token,
+        body: JSON.stringify({ id: nextId++, name: "Fern", tag: "a\u0007" }),
+      }),
+    );
+    expect(expectErrorAnswer(control, 400).message).toBe("tag must not contain control characters");
+  });
+
+  it("refuses a base64 body that is not canonical base64, but only after authentication", async () => {
+    const id = nextId++;
+    const encoded = Buffer.from(JSON.stringify({ id, name: "Basil" })).toString("base64");
+    const broken = (withToken: boolean) => {
+      const event = apiGatewayEvent(version, withToken ? { token, body: undefined } : { body: undefined });
+      if (!withToken) {
+        (event as { headers: Record<string, string> }).headers = {
+          "content-type": "application/json",
+        };
+        if ("multiValueHeaders" in event) event.multiValueHeaders = {};
+      }
+      return { ...event, body: `${encoded}*`, isBase64Encoded: true } as ApiGatewayEvent;
+    };
+    expect(expectErrorAnswer(await harness.handler(broken(true)), 400).message).toBe(
+      "the body is not valid base64",
+    );
+    expect((await harness.handler(broken(false))).statusCode).toBe(401);
+    expect(await storedItem(id)).toBeUndefined();
+  });
+
+  it("counts the bytes the client sent: 200 invalid bytes in a 16384-byte body are 200 bytes, not 600", async () => {
+    const id = nextId++;
+    const body = (size: number) => {
+      const head = `{"id":${id},"name":"`;
+      const filler = "x".repeat(size - head.length - 2 - 200);
+      return Buffer.concat([Buffer.from(head + filler), Buffer.alloc(200, 0xff), Buffer.from('"}')]);
+    };
+    const atLimit = await harness.handler(sentAsJson(version, body(16_384)));
+    expect(expectErrorAnswer(atLimit, 400).message).toBe(
+      "name contains bytes that are not UTF-8 (U+FFFD); name must have at most 256 characters",
+    );
+    const overLimit = await harness.handler(sentAsJson(version, body(16_385)));
+    expect(expectErrorAnswer(overLimit, 413).message).toBe(
+      "the body is 16385 bytes; at most 16384 are accepted",
+    );
+  });
+});
