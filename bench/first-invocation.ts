@@ -51,6 +51,33 @@ export interface FirstInvocationSetup {
   warmCallsPerRun: number;
 }
 
+export interface FreshProcessTimes {
+  /** From the start of `import` to the end of the first answer. */
+  firstMs: number;
+  importMs: number;
+  warmMs: number[];
+}
+
+/** One fresh process: import `bundlePath`, answer one create of `firstId`, then `warmCalls` more. */
+export function timeFreshProcess(
+  bundlePath: string,
+  environment: Record<string, string>,
+  eventJson: string,
+  firstId: number,
+  warmCalls: number,
+): Promise<FreshProcessTimes> {
+  const args = [
+    "--input-type=module",
+    "--eval",
+    FIRST_INVOCATION_PROBE,
+    pathToFileURL(bundlePath).href,
+    eventJson,
+    String(firstId),
+    String(warmCalls),
+  ];
+  return runNodeForJson<FreshProcessTimes>(args, environment);
+}
+
 export async function measureFirstInvocation(setup: FirstInvocationSetup): Promise<FirstInvocationResult> {
   const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
   const idsPerRun = setup.warmCallsPerRun + 1;
@@ -59,18 +86,12 @@ export async function measureFirstInvocation(setup: FirstInvocationSetup): Promi
   const importOnly: number[] = [];
   const warm: number[] = [];
   for (let run = 0; run < setup.runs; run++) {
-    const args = [
-      "--input-type=module",
-      "--eval",
-      FIRST_INVOCATION_PROBE,
-      pathToFileURL(setup.bundlePath).href,
-      event,
-      String(firstId + run * idsPerRun),
-      String(setup.warmCallsPerRun),
-    ];
-    const result = await runNodeForJson<{ importMs: number; firstMs: number; warmMs: number[] }>(
-      args,
+    const result = await timeFreshProcess(
+      setup.bundlePath,
       setup.environment,
+      event,
+      firstId + run * idsPerRun,
+      setup.warmCallsPerRun,
     );
     first.push(result.firstMs);
     importOnly.push(result.importMs);

@@ -1,0 +1,109 @@
+/**
+ * The cold path as AWS sees it: a fresh process timed from `import` to its first answer, the store and
+ * the key set behind TLS and an injected round-trip time each (bench/network-model.ts), beside the
+ * floors (bench/floor-handlers.ts), all interleaved in one run. In the measured processes the CA is
+ * trusted through NODE_EXTRA_CA_CERTS and AWS_LAMBDA_FUNCTION_NAME is set, so the handler does its
+ * init work at import, as in Lambda.
+ */
+
+import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
+import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
+import { apiGatewayEvent } from "../test/support/events.ts";
+import { createBenchCertificates } from "./certificates.ts";
+import { timeFreshProcess } from "./first-invocation.ts";
+import { startRemoteEndpoint } from "./network-model.ts";
+import { type Summary, summarize } from "./stats.ts";
+
+export interface RoundTrips {
+  storeMs: number;
+  issuerMs: number;
+}
+
+/** One bundle measured on the cold path, with the network time the model predicts for its first answer. */
+export interface ColdPathSubject {
+  name: string;
+  bundlePath: string;
+  networkMs: (roundTrips: RoundTrips) => number;
+}
+
+export interface ColdPathSetup {
+  subjects: ColdPathSubject[];
+  /** The harness's configuration: plain-HTTP dynalite (with the table) and key-set server. */
+  environment: Record<string, string>;
+  token: string;
+  conditions: RoundTrips[];
+  rounds: number;
+}
+
+export interface ColdPathCondition {
+  roundTrips: RoundTrips;
+  /** First-answer times by subject name. */
+  firstMs: Map<string, Summary>;
+}
+
+/** A new connection and one request: TCP handshake, TLS 1.3 handshake, request and answer. */
+export const NEW_CONNECTION_ROUND_TRIPS = 3;
+
+export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCondition[]> {
+  const storeUrl = new URL(required(setup.environment, "AWS_ENDPOINT_URL_DYNAMODB"));
+  const jwksUrl = new URL(required(setup.environment, "JWKS_URL"));
+  const certificates = await createBenchCertificates();
+  const endpointOptions = { key: certificates.key, cert: certificates.cert, roundTripMs: 0 };
+  const store = await startRemoteEndpoint({ ...endpointOptions, upstreamPort: Number(storeUrl.port) });
+  const issuer = await startRemoteEndpoint({ ...endpointOptions, upstreamPort: Number(jwksUrl.port) });
+  try {
+    const storeOrigin = new URL(store.origin);
+    const environment = {
+      ...setup.environment,
+      AWS_ENDPOINT_URL_DYNAMODB: store.origin,
+      JWKS_URL: `${issuer.origin}${jwksUrl.pathname}`,
+      NODE_EXTRA_CA_CERTS: certificates.caPath,
+      AWS_LAMBDA_FUNCTION_NAME: "plant-store-bench",
+      BENCH_FLOOR_STORE_HEADERS: JSON.stringify(
+        await signedDynamoDbHeaders(storeOrigin, LOCAL_IDENTITY, "PutItem", "{}"),
+      ),
+    };
+    const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
+    const samples = setup.conditions.map(
+      () => new Map(setup.subjects.map((subject) => [subject.name, [] as number[]])),
+    );
+    let nextId = Date.now() * 1000 + 1_000_000_000;
+    for (let round = 0; round < setup.rounds; round++) {
+      for (const [index, roundTrips] of rotate(
+        setup.conditions.map((c, i) => [i, c] as const),
+        round,
+      )) {
+        store.setRoundTripMs(roundTrips.storeMs);
+        issuer.setRoundTripMs(roundTrips.issuerMs);
+        for (const subject of rotate(setup.subjects, round)) {
+          const times = await timeFreshProcess(subject.bundlePath, environment, event, nextId++, 0);
+          samples[index]?.get(subject.name)?.push(times.firstMs);
+        }
+      }
+    }
+    return setup.conditions.map((roundTrips, index) => ({
+      roundTrips,
+      firstMs: new Map(
+        [...(samples[index] ?? new Map<string, number[]>())].map(([name, values]) => [
+          name,
+          summarize(values),
+        ]),
+      ),
+    }));
+  } finally {
+    await Promise.all([store.close(), issuer.close()]);
+    await certificates.remove();
+  }
+}
+
+/** The items starting at `by` (mod length): each round starts with another, so drift falls on all. */
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const start = by % Math.max(1, items.length);
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
+function required(environment: Record<string, string>, name: string): string {
+  const value = environment[name];
+  if (value === undefined) throw new Error(`${name} is not in the harness's environment`);
+  return value;
+}
