@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { JsonSyntaxError, parseJson } from "../../lambda/request/lossless-json.ts";
 
@@ -41,7 +42,43 @@ describe("parseJson", () => {
   it("treats __proto__ as an ordinary key", () => {
     const value = parseJson('{"__proto__":{"polluted":true}}') as Record<string, unknown>;
     expect(Object.keys(value)).toEqual(["__proto__"]);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(value, "__proto__")?.value).toEqual({ polluted: true });
+    expect(Object.getPrototypeOf(value)).toBeNull();
+  });
+
+  it("reads an integer written any way JSON allows as exactly that integer", () => {
+    const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+    fc.assert(
+      fc.property(int64, fc.nat(20), fc.nat(20), (value, shift, padding) => {
+        // value / 10^shift, its fraction padded with zeros, times 10^shift: e.g. 125 as 1.2500e2.
+        const digits = `${"0".repeat(shift + 1)}${value < 0n ? -value : value}`;
+        const point = digits.length - shift;
+        const integerPart = digits.slice(0, point).replace(/^0+(?=\d)/, "");
+        const fraction = `${digits.slice(point)}${"0".repeat(padding)}`;
+        const text = `${value < 0n ? "-" : ""}${integerPart}${fraction ? `.${fraction}` : ""}e${shift}`;
+        const parsed = parseJson(text);
+        expect(BigInt(parsed as bigint | number)).toBe(value);
+        expect(typeof parsed).toBe(Number.isSafeInteger(Number(value)) ? "number" : "bigint");
+      }),
+    );
+  });
+
+  it("reads numbers of 16,000 digits (a whole body) correctly", () => {
+    const zeros = "0".repeat(16_000);
+    expect(parseJson(`1${zeros}1`)).toBe(Number.POSITIVE_INFINITY);
+    expect(parseJson(`-1${zeros}.0`)).toBe(Number.NEGATIVE_INFINITY);
+    expect(parseJson(`1${zeros}.0e-16000`)).toBe(1);
+    expect(parseJson(`0.${zeros}1e16001`)).toBe(1);
+    expect(parseJson(`9007199254740993${zeros}e-16000`)).toBe(9007199254740993n);
+    expect(parseJson(`0.${zeros}1`)).toBeNaN();
+    expect(parseJson(`1.${zeros}1`)).toBeNaN();
+    expect(parseJson(`1e${zeros}1`)).toBe(10);
+    expect(parseJson(`-0.${zeros}`)).toBe(-0);
+  });
+
+  it("reads strings of 8,000 escapes correctly", () => {
+    expect(parseJson(`"${"\\n".repeat(8_000)}"`)).toBe("\n".repeat(8_000));
+    expect(parseJson(`"${"\\ud83c\\udf3f".repeat(1_300)}"`)).toBe("🌿".repeat(1_300));
   });
 
   it.each([
