@@ -28,7 +28,7 @@ function failure(contentType: string | undefined, body: Body): Error {
 }
 
 /** What API Gateway hands over for these bytes sent as application/json: text, with U+FFFD for what is not UTF-8. */
-function deliveredAsText(bytes: Uint8Array): RequestBody {
+function deliveredAsText(bytes: Uint8Array): Extract<RequestBody, { encoding: "text" }> {
   return { encoding: "text", text: new TextDecoder().decode(bytes), contentLength: String(bytes.byteLength) };
 }
 
