@@ -51,7 +51,7 @@ export async function measureLocalLoad(settings: LoadSettings): Promise<LocalLoa
       return runLoad(target, settings.connections, { duration: settings.seconds });
     });
     const rawStore = await withLoadTarget("dynalite", join(dataRoot, "raw-store"), async (address) => {
-      const target = { url: address.url, headers: putItemHeaders(address.url), body: putItemBody };
+      const target = { url: address.url, headers: await putItemHeaders(address.url), body: putItemBody };
       await runLoad(target, settings.connections, { duration: settings.warmUpSeconds });
       return runLoad(target, settings.connections, { amount: localPath.creates });
     });
@@ -83,8 +83,8 @@ function localApiHeaders(token: string): Record<string, string> {
  * Headers signed once and replayed with every body: dynalite checks that a request is signed but not
  * the signature, so the raw baseline does not pay for SigV4 per call (the handler does, in its path).
  */
-function putItemHeaders(endpoint: string): Record<string, string> {
-  const { "content-length": _lengthOfTheSignedBody, ...headers } = signedDynamoDbHeaders(
+async function putItemHeaders(endpoint: string): Promise<Record<string, string>> {
+  const { "content-length": _lengthOfTheSignedBody, ...headers } = await signedDynamoDbHeaders(
     new URL(endpoint),
     LOCAL_IDENTITY,
     "PutItem",

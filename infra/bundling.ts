@@ -12,10 +12,10 @@ export function bundlingFromBundleOptions(): BundlingOptions {
     sourcesContent: BUNDLE_OPTIONS.sourcesContent,
     target: BUNDLE_OPTIONS.target,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
-    inject: [...BUNDLE_OPTIONS.inject],
+    banner: BUNDLE_OPTIONS.banner.js,
     // NodejsFunction has no `conditions` property; esbuild takes them as one comma-separated flag.
     esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
-    // No AWS SDK (aws4fetch signs, node:http sends), nothing provided by the runtime: bundle everything.
+    // No AWS SDK (aws4 signs, node:http sends), nothing provided by the runtime: bundle everything.
     externalModules: [],
   };
 }

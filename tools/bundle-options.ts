@@ -13,11 +13,6 @@ export const HANDLER_EXPORT = "handler";
 /** The bundle's `handlerFor(env)`: a handler instance for an environment, as the local run builds them. */
 export const HANDLER_FACTORY_EXPORT = "handlerFor";
 
-/** Stands in for the global Headers in the bundle: see the file for why. */
-export const SIGNING_HEADERS_SHIM = fileURLToPath(
-  new URL("../lambda/transport/signing-headers.ts", import.meta.url),
-);
-
 export const BUNDLE_OPTIONS = {
   format: "esm",
   platform: "node",
@@ -30,7 +25,12 @@ export const BUNDLE_OPTIONS = {
   // spares the cold start node:crypto and node:https (~8 ms measured).
   conditions: ["browser"],
   mainFields: ["module", "main"],
-  inject: [SIGNING_HEADERS_SHIM],
+  // aws4 is CommonJS and requires Node built-ins (crypto, querystring, url); in an ES module bundle,
+  // esbuild's require shim throws "Dynamic require of crypto is not supported" unless a real
+  // `require` is in scope.
+  banner: {
+    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+  },
 } as const;
 
 /** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays). */
@@ -39,7 +39,6 @@ export function esbuildOptions(): BuildOptions {
     ...BUNDLE_OPTIONS,
     conditions: [...BUNDLE_OPTIONS.conditions],
     mainFields: [...BUNDLE_OPTIONS.mainFields],
-    inject: [...BUNDLE_OPTIONS.inject],
     bundle: true,
   };
 }

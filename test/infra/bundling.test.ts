@@ -1,31 +1,153 @@
-import { OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import { describe, expect, it } from "vitest";
+/**
+ * The deployed bundle (built by the CDK's NodejsFunction from infra/bundling.ts) and the local one (built
+ * by tools/build-bundle.ts) come from one description, tools/bundle-options.ts. Both must load and serve
+ * a create end to end, and ship the same inputs: aws4 for signing, aws-jwt-verify's WebCrypto build.
+ */
+import { execFile } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { App, Stack } from "aws-cdk-lib";
+import { Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundlingFromBundleOptions } from "../../infra/bundling.ts";
-import { BUNDLE_OPTIONS } from "../../tools/bundle-options.ts";
+import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { callDynamoDb } from "../../local/dynamodb.ts";
+import {
+  esbuildOptions,
+  HANDLER_ENTRY,
+  HANDLER_EXPORT,
+  HANDLER_FACTORY_EXPORT,
+} from "../../tools/bundle-options.ts";
+import { apiGatewayEvent } from "../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { silenceRequestLogs } from "../support/log-capture.ts";
 
-describe("bundlingFromBundleOptions", () => {
-  const bundling = bundlingFromBundleOptions();
+const execFileAsync = promisify(execFile);
+const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-  it("maps every shared bundle option onto NodejsFunction's bundling", () => {
-    expect(bundling).toEqual({
-      format: OutputFormat.ESM,
-      minify: BUNDLE_OPTIONS.minify,
-      sourceMap: BUNDLE_OPTIONS.sourcemap,
-      sourcesContent: BUNDLE_OPTIONS.sourcesContent,
-      target: BUNDLE_OPTIONS.target,
-      mainFields: BUNDLE_OPTIONS.mainFields,
-      inject: BUNDLE_OPTIONS.inject,
-      esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
-      externalModules: [],
+let harness: Harness;
+let token: string;
+let localBundleDirectory: string;
+const bundles: Record<"deployed" | "local", string> = { deployed: "", local: "" };
+
+beforeAll(async () => {
+  silenceRequestLogs();
+  harness = await startHarness();
+  token = await harness.issuer.mint();
+  bundles.deployed = join(deployedBundleDirectory(), "index.mjs");
+  localBundleDirectory = await mkdtemp(join(tmpdir(), "plant-store-bundle-"));
+  bundles.local = join(localBundleDirectory, "index.mjs");
+  await build({
+    ...esbuildOptions(),
+    entryPoints: [HANDLER_ENTRY],
+    outfile: bundles.local,
+    logLevel: "silent",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.close();
+  if (localBundleDirectory) await rm(localBundleDirectory, { recursive: true, force: true });
+});
+
+/** The asset NodejsFunction builds with the project's bundling, as `cdk synth` builds the stack's. */
+function deployedBundleDirectory(): string {
+  const app = new App();
+  new NodejsFunction(new Stack(app, "BundlingCheck"), "Handler", {
+    entry: HANDLER_ENTRY,
+    handler: HANDLER_EXPORT,
+    runtime: Runtime.NODEJS_24_X,
+    bundling: bundlingFromBundleOptions(),
+  });
+  const { directory } = app.synth();
+  const assets = readdirSync(directory).filter((name) => name.startsWith("asset."));
+  if (assets.length !== 1 || assets[0] === undefined) throw new Error(`expected one asset, got ${assets}`);
+  return join(directory, assets[0]);
+}
+
+/**
+ * Loads the bundle in a plain Node process, as Lambda does (a test runner's module loader would lend it
+ * a `require` that Lambda does not have), and sends one create through its `handlerFor(environment)`.
+ */
+async function createWithBundle(
+  bundlePath: string,
+  id: number,
+  name: string,
+): Promise<{ result: ApiGatewayResult; cryptoLoadedAtImport: boolean }> {
+  const event = apiGatewayEvent("2.0", { token, body: JSON.stringify({ id, name }) });
+  const script = `
+    const [bundlePath, environment, event] = process.argv.slice(1);
+    const bundle = await import(bundlePath);
+    const cryptoLoadedAtImport = process.moduleLoadList.includes("NativeModule crypto");
+    const result = await bundle.${HANDLER_FACTORY_EXPORT}(JSON.parse(environment))(JSON.parse(event));
+    process.stdout.write("\\nRESULT " + JSON.stringify({ result, cryptoLoadedAtImport }) + "\\n");
+    process.exit(0);
+  `;
+  const { stdout } = await execFileAsync(process.execPath, [
+    "--input-type=module",
+    "--eval",
+    script,
+    pathToFileURL(bundlePath).href,
+    JSON.stringify(harness.environment),
+    JSON.stringify(event),
+  ]);
+  const resultLine = stdout.split("\n").find((line) => line.startsWith("RESULT "));
+  if (resultLine === undefined) throw new Error(`the bundle answered nothing:\n${stdout}`);
+  return JSON.parse(resultLine.slice("RESULT ".length)) as {
+    result: ApiGatewayResult;
+    cryptoLoadedAtImport: boolean;
+  };
+}
+
+async function bundledSources(bundlePath: string): Promise<string[]> {
+  const sourceMap = JSON.parse(await readFile(`${bundlePath}.map`, "utf8")) as {
+    sources: string[];
+    sourcesContent?: unknown;
+  };
+  expect(sourceMap.sourcesContent).toBeUndefined();
+  // As paths in the project, wherever the bundle was written.
+  return sourceMap.sources.map((source) => relative(PROJECT_ROOT, resolve(dirname(bundlePath), source)));
+}
+
+describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
+  it("loads, signs its DynamoDB call, and creates a plant", async () => {
+    const id = kind === "deployed" ? 1 : 2;
+    const { result } = await createWithBundle(bundles[kind], id, `Fern ${kind}`);
+    expect(result.statusCode).toBe(200);
+    const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
+      TableName: TEST_TABLE,
+      Key: { id: { N: String(id) } },
     });
+    expect(body.Item).toEqual({ id: { N: String(id) }, name: { S: `Fern ${kind}` } });
   });
 
-  it("passes the browser condition, minifies, and maps sources without embedding them", () => {
-    expect(bundling.esbuildArgs).toEqual({ "--conditions": "browser" });
-    expect(bundling).toMatchObject({ minify: true, sourceMap: true, sourcesContent: false });
+  it("signs with aws4, without aws4fetch or a Headers stand-in, and ships aws-jwt-verify's WebCrypto build", async () => {
+    const sources = await bundledSources(bundles[kind]);
+    expect(sources).toContain("node_modules/aws4/aws4.js");
+    expect(sources.filter((source) => /aws4fetch|signing-headers/.test(source))).toEqual([]);
+    expect(sources.filter((source) => /node-web-compat-node|https-node/.test(source))).toEqual([]);
+    const code = await readFile(bundles[kind], "utf8");
+    expect(code).not.toContain("createDynamoDbPlantStore"); // minified
+  });
+});
+
+describe("the two bundles", () => {
+  // aws4 requires node:crypto (~2.5 ms); the cold start pays for it when the first call signs, or in
+  // prewarm(), not while the bundle is imported.
+  it.each(["deployed", "local"] as const)("%s: importing it does not load node:crypto", async (kind) => {
+    const { cryptoLoadedAtImport } = await createWithBundle(bundles[kind], 3, "Ivy");
+    expect(cryptoLoadedAtImport).toBe(false);
   });
 
-  it("bundles every dependency", () => {
-    expect(bundling.externalModules).toEqual([]);
+  it("are built from the same inputs", async () => {
+    expect((await bundledSources(bundles.deployed)).sort()).toEqual(
+      (await bundledSources(bundles.local)).sort(),
+    );
   });
 });
