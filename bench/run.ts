@@ -20,6 +20,7 @@ import { measureColdStart } from "./cold-start.ts";
 import { costPerMillionCreates, estimatedAwsDurationMs } from "./cost.ts";
 import { measureFirstInvocation } from "./first-invocation.ts";
 import { measureLocalLoad } from "./local-load.ts";
+import { measureParserRows } from "./parser.ts";
 import { PRICES_READ_ON, PRICES_REGION } from "./prices.ts";
 import { budgetRow, errorRow, infoRow, micros, ms, type Row, renderTable, times, usd } from "./report.ts";
 import { measureWarmCpu } from "./warm-cpu.ts";
@@ -65,6 +66,7 @@ const settings = {
   loadConnections: count("BENCH_LOAD_CONNECTIONS", 10),
   loadSeconds: count("BENCH_LOAD_SECONDS", 5),
   loadWarmUpSeconds: count("BENCH_LOAD_WARM_UP_SECONDS", 1),
+  parserRounds: count("BENCH_PARSER_ROUNDS", 40),
 };
 const memoryMb = CONTEXT_DEFAULTS.memorySize;
 const STORE_FLOOR = "store floor (1 TLS connection, 1 PutItem)";
@@ -300,6 +302,10 @@ await section("5", "Cost", async () => {
       `Lambda requests ${usd(measured.lambdaRequestsUsd)}, HTTP API ${usd(measured.httpApiUsd)}, ` +
       `DynamoDB writes ${usd(measured.dynamoDbUsd)}; ${PRICES_REGION} prices of ${PRICES_READ_ON} (bench/prices.ts)`,
   );
+});
+
+await section("6", "Request parser, worst-case bodies", async () => {
+  rows.push(...(await measureParserRows("6", settings.parserRounds)));
 });
 
 const cpu = cpus()[0]?.model ?? "unknown CPU";
