@@ -1,42 +1,36 @@
 import { pathToFileURL } from "node:url";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { buildBundle } from "../tools/build-bundle.ts";
-import { HANDLER_EXPORT } from "../tools/bundle-options.ts";
+import { HANDLER_FACTORY_EXPORT } from "../tools/bundle-options.ts";
 
-let loads = 0;
-/** Loads run one at a time: each sets process.env around its import and puts it back after. */
-let previousLoad: Promise<unknown> = Promise.resolve();
+/** The deployable bundle's factory: a fresh handler instance, with its own configuration, per call. */
+export type HandlerFactory = (environment: Record<string, string>) => Handler;
+
+let factory: Promise<HandlerFactory> | undefined;
 
 /**
- * Builds the deployable bundle (the stack's entry and options) and cold-starts a fresh instance of it
- * with `environment`. The handler reads process.env once, when its module is evaluated, and Node keeps
- * one module per URL: a distinct query string per load gives every start its own instance and so its
- * own configuration (a restart in the same process serves its key set on a new port). The variables are
- * set for the import only, then put back, so the caller's process.env ends as it was.
+ * Builds the deployable bundle (the stack's entry and options) and imports it, once per process. Each
+ * start then calls its `handlerFor(environment)`, which reads that configuration and makes its own
+ * authenticator and store: a restart in the same process serves its key set on a new port.
  */
-export function loadBundledHandler(environment: Record<string, string>): Promise<Handler> {
-  const load = previousLoad.then(() => loadOnce(environment));
-  previousLoad = load.catch(() => undefined);
-  return load;
+export function loadHandlerFactory(): Promise<HandlerFactory> {
+  if (!factory) {
+    const loading = importFactory();
+    factory = loading;
+    // A failed build may be fixed before the next start in the same process: do not keep the failure.
+    loading.catch(() => {
+      if (factory === loading) factory = undefined;
+    });
+  }
+  return factory;
 }
 
-async function loadOnce(environment: Record<string, string>): Promise<Handler> {
+async function importFactory(): Promise<HandlerFactory> {
   const bundlePath = await buildBundle();
-  loads += 1;
-  const previous = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, environment);
-  try {
-    const bundle = (await import(`${pathToFileURL(bundlePath).href}?instance=${loads}`)) as Record<
-      string,
-      unknown
-    >;
-    const handler = bundle[HANDLER_EXPORT];
-    if (typeof handler !== "function") throw new Error(`${bundlePath} does not export ${HANDLER_EXPORT}()`);
-    return handler as Handler;
-  } finally {
-    for (const [name, value] of Object.entries(previous)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+  const bundle = (await import(pathToFileURL(bundlePath).href)) as Record<string, unknown>;
+  const handlerFor = bundle[HANDLER_FACTORY_EXPORT];
+  if (typeof handlerFor !== "function") {
+    throw new Error(`${bundlePath} does not export ${HANDLER_FACTORY_EXPORT}()`);
   }
+  return handlerFor as HandlerFactory;
 }

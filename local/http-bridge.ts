@@ -61,7 +61,12 @@ export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_
   return Buffer.concat(chunks);
 }
 
-export function toHttpApiEvent(request: IncomingMessage, body: Buffer, routeKey: string): HttpApiEvent {
+export function toHttpApiEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  routeKey: string,
+  requestId: string = randomUUID(),
+): HttpApiEvent {
   const { rawPath, rawQueryString } = splitTarget(request);
   const headers: Record<string, string> = {};
   let cookies: string[] = [];
@@ -93,7 +98,7 @@ export function toHttpApiEvent(request: IncomingMessage, body: Buffer, routeKey:
         sourceIp: (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, ""),
         userAgent: headers["user-agent"] ?? "",
       },
-      requestId: randomUUID(),
+      requestId,
       routeKey,
       stage: "$default",
       time: accessLogTime(now),

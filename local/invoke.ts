@@ -1,57 +1,97 @@
 /**
- * `npm run invoke -- <event.json>`: runs the bundled handler once on an API Gateway event file, against
- * the local store, and prints its result. `${LOCAL_TOKEN}` in the file becomes a fresh local token.
+ * `npm run invoke -- <event.json>...`: runs the bundled handler on API Gateway event files, in order,
+ * against the local store, and prints one result per file. `${LOCAL_TOKEN}` becomes a fresh local token.
  * Only one process can open the embedded store: when `npm start` runs on the same data dir, the handler
  * uses that server's store and key set; otherwise this command opens the store itself for the call.
  */
 import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ApiGatewayEvent, ApiGatewayResult } from "../lambda/http/api-gateway.ts";
-import { loadBundledHandler } from "./bundled-handler.ts";
+import type { Handler } from "../lambda/http/create-handler.ts";
+import { loadHandlerFactory } from "./bundled-handler.ts";
+import { DataDirTakenError } from "./data-dir-lock.ts";
 import { handlerEnvironment } from "./handler-environment.ts";
 import { startLocalApi } from "./local-api.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { dataDirFrom, dynamoDbEndpointFrom, tableNameFrom } from "./local-settings.ts";
 import { findRunningServer } from "./server-record.ts";
+import type { TokenIssuer } from "./token-issuer.ts";
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal placeholder the event files carry
 const TOKEN_PLACEHOLDER = "${LOCAL_TOKEN}";
+const USAGE = "usage: npm run invoke -- <event.json>...   (ready ones: local/events/*.json)";
+/** How long to wait for a server or another invoke that holds the data dir to come up or finish. */
+const BUSY_DATA_DIR_WAIT_MS = 30_000;
+const BUSY_DATA_DIR_POLL_MS = 200;
 
-async function invoke(eventPath: string): Promise<ApiGatewayResult> {
+/** Runs the events in order, on one handler instance, as one warm function would. */
+async function invokeAll(eventPaths: string[], write: (result: ApiGatewayResult) => void): Promise<void> {
   const dataDir = dataDirFrom(process.env);
   const issuer = await loadLocalIssuer(dataDir);
-  const eventText = await readFile(eventPath, "utf8");
-  const event = JSON.parse(eventText.replaceAll(TOKEN_PLACEHOLDER, await issuer.mint())) as ApiGatewayEvent;
-
-  const running = await findRunningServer(dataDir, issuer);
-  if (running) {
-    const handler = await loadBundledHandler(handlerEnvironment(running.store, running.jwksUrl));
-    return handler(event);
-  }
-  const api = await startLocalApi({
-    port: 0,
-    dataDir,
-    dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
-    tableName: tableNameFrom(process.env),
+  // Read first: a missing file or bad JSON fails before anything is written.
+  const events = await Promise.all(eventPaths.map((path) => readEvent(path, issuer)));
+  await withHandler(dataDir, issuer, async (handler) => {
+    for (const event of events) write(await handler(event));
   });
+}
+
+async function readEvent(path: string, issuer: TokenIssuer): Promise<ApiGatewayEvent> {
+  const text = await readFile(path, "utf8");
   try {
-    return await api.invoke(event);
-  } finally {
-    await api.close();
+    return JSON.parse(text.replaceAll(TOKEN_PLACEHOLDER, await issuer.mint())) as ApiGatewayEvent;
+  } catch (error) {
+    throw new Error(`${path} is not an event (JSON): ${(error as Error).message}`);
   }
 }
 
-const [eventPath, ...extra] = process.argv.slice(2);
-if (eventPath === undefined || extra.length > 0) {
-  console.error("usage: npm run invoke -- <event.json>   (ready ones: local/events/*.json)");
-  process.exit(1);
+/**
+ * The handler on the data dir's store: the running server's, or a store opened here for the call. A
+ * server that is starting (or another invoke) holds the dir: wait for it to serve, or to finish.
+ */
+async function withHandler(
+  dataDir: string,
+  issuer: TokenIssuer,
+  use: (handler: Handler) => Promise<void>,
+): Promise<void> {
+  const deadline = Date.now() + BUSY_DATA_DIR_WAIT_MS;
+  for (;;) {
+    const running = await findRunningServer(dataDir, issuer);
+    if (running) {
+      const handlerFor = await loadHandlerFactory();
+      return use(handlerFor(handlerEnvironment(running.store, running.jwksUrl)));
+    }
+    try {
+      const api = await startLocalApi({
+        port: 0,
+        dataDir,
+        dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
+        tableName: tableNameFrom(process.env),
+        log: () => {},
+      });
+      try {
+        return await use(api.invoke);
+      } finally {
+        await api.close();
+      }
+    } catch (error) {
+      if (!(error instanceof DataDirTakenError) || Date.now() > deadline) throw error;
+      await sleep(BUSY_DATA_DIR_POLL_MS);
+    }
+  }
 }
-// Logs go to stderr, as with `sam local invoke`, so that stdout carries the result alone.
+
+const eventPaths = process.argv.slice(2);
+if (eventPaths.length === 0 || eventPaths.includes("--help")) {
+  console.error(USAGE);
+  process.exit(eventPaths.length === 0 ? 1 : 0);
+}
+// Logs go to stderr, as with `sam local invoke`, so that stdout carries the results alone.
 const writeResult = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);
 try {
-  const result = await invoke(eventPath);
-  // Exits once the result is out: the handler's instance may keep timers running, as it would in Lambda.
-  writeResult(`${JSON.stringify(result, null, 2)}\n`, () => process.exit(0));
+  await invokeAll(eventPaths, (result) => writeResult(`${JSON.stringify(result, null, 2)}\n`));
+  // Exits once the results are out: the handler's instance may keep timers running, as it would in Lambda.
+  writeResult("", () => process.exit(0));
 } catch (error) {
   console.error(`npm run invoke failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

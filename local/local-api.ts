@@ -2,13 +2,16 @@
  * The local run: the deployable bundle behind an HTTP server that stands in for API Gateway, on the
  * embedded DynamoDB (dynalite, LevelDB files under the data dir) or on another DynamoDB endpoint.
  */
+import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Handler } from "../lambda/http/create-handler.ts";
-import { loadBundledHandler } from "./bundled-handler.ts";
+import { loadHandlerFactory } from "./bundled-handler.ts";
+import { claimDataDir } from "./data-dir-lock.ts";
 import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
+import { answerStoreFaults, checkStoreOpens } from "./embedded-store-faults.ts";
 import { handlerEnvironment, type StoreTarget, storeIdentity } from "./handler-environment.ts";
 import {
   type HttpApiResult,
@@ -20,7 +23,7 @@ import {
 } from "./http-bridge.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { DEFAULT_TABLE_NAME } from "./local-settings.ts";
-import { findRunningServer, removeServerRecord, writeServerRecord } from "./server-record.ts";
+import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
 export const PLANTS_PATH = "/plants";
@@ -51,25 +54,32 @@ export interface LocalApi {
 
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const { dataDir, log = console.log } = options;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const issuer = await loadLocalIssuer(dataDir);
-  const { store, closeStore } = await openStore(options, issuer);
-  let handler: Handler | undefined;
-  const server = createServer((request, response) => {
-    void serve(request, response, { issuer, handler, log });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw new Error(`cannot use the data dir ${dataDir}: ${(error as Error).message}`);
   });
+  const claim = await claimDataDir(dataDir);
+  const undo: (() => Promise<void>)[] = [claim.release];
+  const handler = deferred<Handler>();
   try {
+    const issuer = await loadLocalIssuer(dataDir);
+    const { store, closeStore } = await openStore(options);
+    undo.unshift(closeStore);
     // A real table is the stack's to create; anything else (dynalite, DynamoDB Local) gets it made here.
     if (!isAwsEndpoint(store.endpoint)) {
       await ensurePlantsTable(store.endpoint, store.tableName, storeIdentity(store, process.env));
     }
+    // Built and imported before the port opens; what is left (handlerFor) takes no time.
+    const handlerFor = await loadHandlerFactory();
+    const server = createServer((request, response) => {
+      void serve(request, response, { issuer, handler: handler.promise, log });
+    });
+    undo.unshift(() => closeServer(server));
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
     const jwksUrl = `${url}${JWKS_PATH}`;
-    // Recorded as soon as it listens (its key set answers already), so no other process opens the
-    // store while the bundle builds.
+    // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
+    const invoke = handlerFor(handlerEnvironment(store, jwksUrl));
+    handler.resolve(invoke);
     await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
-    const invoke = await loadBundledHandler(handlerEnvironment(store, jwksUrl));
-    handler = invoke;
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -79,45 +89,40 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         closing ??= (async () => {
           await closeServer(server);
           await removeServerRecord(dataDir, url);
-          // Last: dynalite waits for its pending writes, then closes LevelDB.
+          // dynalite waits for its pending writes, then closes LevelDB; the claim goes last.
           await closeStore();
+          await claim.release();
         })();
         return closing;
       },
     };
   } catch (error) {
-    await closeServer(server);
-    await closeStore();
+    handler.reject(error);
+    for (const step of undo) await step().catch(() => undefined);
     throw error;
   }
 }
 
 /** The embedded dynalite on the data dir, or the DynamoDB endpoint given instead. */
-async function openStore(
-  { dataDir, dynamoDbEndpoint, tableName = DEFAULT_TABLE_NAME }: LocalApiOptions,
-  issuer: TokenIssuer,
-): Promise<{ store: StoreTarget; closeStore: () => Promise<void> }> {
+async function openStore({
+  dataDir,
+  dynamoDbEndpoint,
+  tableName = DEFAULT_TABLE_NAME,
+}: LocalApiOptions): Promise<{ store: StoreTarget; closeStore: () => Promise<void> }> {
   if (dynamoDbEndpoint) {
     return { store: { endpoint: dynamoDbEndpoint, embedded: false, tableName }, closeStore: async () => {} };
   }
-  await refuseSharedStore(dataDir, issuer);
-  const dynalite = await startDynalite({ path: join(dataDir, "dynamodb") });
+  const location = join(dataDir, "dynamodb");
+  answerStoreFaults();
+  await checkStoreOpens(location);
+  const dynalite = await startDynalite({ path: location });
   return { store: { endpoint: dynalite.endpoint, embedded: true, tableName }, closeStore: dynalite.close };
-}
-
-/** LevelDB takes one process at a time; dynalite would fail on the first request, obscurely. */
-async function refuseSharedStore(dataDir: string, issuer: TokenIssuer): Promise<void> {
-  const running = await findRunningServer(dataDir, issuer);
-  if (running) {
-    throw new Error(
-      `a local API (process ${running.pid}, ${running.url}) already serves ${dataDir}; stop it, or set another PLANTS_DATA_DIR`,
-    );
-  }
 }
 
 interface ServeContext {
   issuer: TokenIssuer;
-  handler: Handler | undefined;
+  /** Settles once the handler is ready (or could not be made): requests wait for it, never refused. */
+  handler: Promise<Handler>;
   log: (line: string) => void;
 }
 
@@ -146,16 +151,12 @@ async function answer(
   rawPath: string,
   { issuer, handler }: ServeContext,
 ): Promise<{ result: HttpApiResult; headers?: Record<string, string> }> {
-  if (rawPath === JWKS_PATH) {
-    if (method !== "GET") return methodNotAllowed(method, rawPath, "GET");
-    return { result: jsonResult(200, issuer.jwks) };
-  }
-  if (rawPath !== PLANTS_PATH) {
-    return { result: errorResult(404, `no route for ${method} ${rawPath}; the API is ${PLANTS_ROUTE_KEY}`) };
-  }
-  if (method !== "POST") return methodNotAllowed(method, rawPath, "POST");
-  if (!handler) {
-    return { result: errorResult(503, "the local API is still starting"), headers: { "retry-after": "1" } };
+  const requestId = randomUUID();
+  // The stack's HTTP API has the one route POST /plants; anything else gets API Gateway's own 404.
+  // GET of the key set is the local issuer's, for the handler (in AWS, the issuer serves its own).
+  if (method === "GET" && rawPath === JWKS_PATH) return { result: jsonResult(200, issuer.jwks) };
+  if (method !== "POST" || rawPath !== PLANTS_PATH) {
+    return { result: jsonResult(404, { message: "Not Found" }), headers: { "apigw-requestid": requestId } };
   }
   let body: Buffer;
   try {
@@ -164,22 +165,18 @@ async function answer(
     if (!(error instanceof RequestTooLargeError)) throw error;
     return { result: errorResult(413, error.message), headers: { connection: "close" } };
   }
-  const event = toHttpApiEvent(request, body, PLANTS_ROUTE_KEY);
-  const requestId = event.requestContext.requestId;
+  const event = toHttpApiEvent(request, body, PLANTS_ROUTE_KEY, requestId);
   try {
-    return { result: await handler(event), headers: { "apigw-requestid": requestId } };
+    return { result: await (await handler)(event), headers: { "apigw-requestid": requestId } };
   } catch (error) {
-    // The handler promises never to throw; if it does, answer as API Gateway would, and show why.
-    console.error(`the handler threw on request ${requestId}:`, error);
-    return { result: errorResult(500, `internal error; request id ${requestId}`) };
+    // The handler promises never to throw; if it does (or its instance could not be made), API Gateway
+    // answers its own 500: show why here, as the function's log would.
+    console.error(`the handler failed on request ${requestId}:`, error);
+    return {
+      result: jsonResult(500, { message: "Internal Server Error" }),
+      headers: { "apigw-requestid": requestId },
+    };
   }
-}
-
-function methodNotAllowed(method: string, rawPath: string, allowed: string) {
-  return {
-    result: errorResult(405, `${method} is not allowed on ${rawPath}; use ${allowed}`),
-    headers: { allow: allowed },
-  };
 }
 
 function errorResult(status: number, message: string): HttpApiResult {
@@ -211,4 +208,13 @@ function closeServer(server: Server): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(reason: unknown): void } {
+  let settle = { resolve: (_value: T) => {}, reject: (_reason: unknown) => {} };
+  const promise = new Promise<T>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  promise.catch(() => undefined); // a start that fails before any request came: nobody waits
+  return { promise, ...settle };
 }

@@ -1,18 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { npmRun, tempDataDir } from "./local-run.ts";
 
-describe("npm run invoke: the bundled handler on an event file, without a server running", () => {
-  it("runs the ready events against the data dir's store", async () => {
+describe("npm run invoke: the bundled handler on event files, without a server running", () => {
+  it("runs several events in order against the data dir's store, one result each", async () => {
     const env = { PLANTS_DATA_DIR: await tempDataDir() };
-    const invoke = async (file: string) => {
-      const { stdout } = await npmRun("invoke", [`local/events/${file}`], env);
-      return JSON.parse(stdout) as { statusCode: number; body: string };
-    };
-    const created = await invoke("create-plant.json");
-    expect(created.statusCode).toBe(200);
-    expect(JSON.parse(created.body)).toEqual({ name: "Fern" });
-    expect((await invoke("duplicate-plant.json")).statusCode).toBe(409);
-    expect((await invoke("bad-body.json")).statusCode).toBe(400);
-    expect((await invoke("missing-token.json")).statusCode).toBe(401);
+    const files = ["create-plant.json", "duplicate-plant.json", "bad-body.json", "missing-token.json"];
+    const { stdout } = await npmRun(
+      "invoke",
+      files.map((file) => `local/events/${file}`),
+      env,
+    );
+    // One pretty-printed result per event: each starts with a `{` at the start of a line.
+    const results = stdout
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as { statusCode: number; body: string });
+    expect(results.map((result) => result.statusCode)).toEqual([200, 409, 400, 401]);
+    expect(JSON.parse(results[0]?.body ?? "")).toEqual({ name: "Fern" });
+  });
+
+  it("prints its usage, taking several files, when given none", async () => {
+    const failure = await npmRun("invoke", [], {}).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining("<event.json>...") });
   });
 });

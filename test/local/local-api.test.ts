@@ -1,32 +1,77 @@
 import { describe, expect, it } from "vitest";
-import { startLocalApi } from "../../local/local-api.ts";
+import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { tempDataDir } from "./local-run.ts";
 
+function post(api: LocalApi, token: string, body: object) {
+  return fetch(`${api.url}/plants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 describe("startLocalApi, in-process (as the benchmark uses it)", () => {
-  it("restarts in the same process with a fresh handler instance, leaving process.env as it was", async () => {
+  it("restarts in the same process with a fresh handler instance, on its own key set URL", async () => {
     const dataDir = await tempDataDir();
-    const environmentBefore = { ...process.env };
     const token = await mintLocalToken(dataDir);
-    const post = (url: string, body: object) =>
-      fetch(`${url}/plants`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
 
     const first = await startLocalApi({ port: 0, dataDir, log: () => {} });
-    expect((await post(first.url, { id: 10, name: "Fern" })).status).toBe(200);
+    expect((await post(first, token, { id: 10, name: "Fern" })).status).toBe(200);
     await first.close();
 
     // The first instance's key set URL is gone with its port: the second must have its own.
     const second = await startLocalApi({ port: 0, dataDir, log: () => {} });
     try {
-      expect((await post(second.url, { id: 10, name: "Ivy" })).status).toBe(409);
-      expect((await post(second.url, { id: 11, name: "Ivy" })).status).toBe(200);
+      expect((await post(second, token, { id: 10, name: "Ivy" })).status).toBe(409);
+      expect((await post(second, token, { id: 11, name: "Ivy" })).status).toBe(200);
     } finally {
       await second.close();
     }
+  });
+
+  it("starts two at once, each with its own configuration, and never touches process.env", async () => {
+    const environmentBefore = { ...process.env };
+    const changes: string[] = [];
+    // Watches process.env on every turn of the event loop while both start.
+    let watching = true;
+    const watch = () => {
+      for (const name of ["TABLE_NAME", "JWKS_URL", "JWT_ISSUER"]) {
+        if (process.env[name] !== environmentBefore[name]) changes.push(name);
+      }
+      if (watching) setImmediate(watch);
+    };
+    watch();
+    const dataDirs = [await tempDataDir(), await tempDataDir()];
+    const apis = await Promise.all(
+      dataDirs.map((dataDir, index) =>
+        startLocalApi({ port: 0, dataDir, tableName: `plants-${index}`, log: () => {} }),
+      ),
+    );
+    watching = false;
+    try {
+      expect(changes).toEqual([]);
+      expect(apis.map((api) => api.store.tableName)).toEqual(["plants-0", "plants-1"]);
+      for (const [index, api] of apis.entries()) {
+        const token = await mintLocalToken(dataDirs[index] ?? "");
+        expect((await post(api, token, { id: 1, name: `Fern ${index}` })).status).toBe(200);
+      }
+      // Each instance trusts its own data dir's key only: the key sets were not mixed up.
+      const otherToken = await mintLocalToken(dataDirs[1] ?? "");
+      expect((await post(apis[0] as LocalApi, otherToken, { id: 2, name: "Ivy" })).status).toBe(401);
+    } finally {
+      await Promise.all(apis.map((api) => api.close()));
+    }
     expect(process.env).toEqual(environmentBefore);
+  });
+
+  it("refuses a second start on a data dir this process already serves", async () => {
+    const dataDir = await tempDataDir();
+    const api = await startLocalApi({ port: 0, dataDir, log: () => {} });
+    try {
+      await expect(startLocalApi({ port: 0, dataDir, log: () => {} })).rejects.toThrow(/already serves/);
+    } finally {
+      await api.close();
+    }
   });
 });

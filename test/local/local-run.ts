@@ -1,73 +1,141 @@
-/** Runs the local-run commands as a user does, in child processes, on a data dir of the test's own. */
+/**
+ * Runs the local-run commands as a user does, in child processes, on data dirs of the test's own.
+ * Everything made here is undone after the test file, also when a test fails: the data dirs (they
+ * hold private signing keys) are removed, and every process left running, with its children, is killed.
+ */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { afterAll } from "vitest";
 
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
+export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = join(REPO, "node_modules", ".bin", "tsx");
-const STARTUP_TIMEOUT_MS = 20_000;
+const STARTUP_TIMEOUT_MS = 30_000;
+/** What the banner of `npm start` says once it serves. */
+const BANNER = /API at (http:\/\/127\.0\.0\.1:\d+)\/plants/;
 
-export function tempDataDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), "plant-store-local-"));
+const dataDirs = new Set<string>();
+const processGroups = new Set<number>();
+
+// Registered by whichever test file imports this: vitest evaluates it, per file, while collecting.
+afterAll(cleanUp);
+
+export async function tempDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "plant-store-local-"));
+  dataDirs.add(dir);
+  return dir;
+}
+
+/** Kills what is left of every command started here, then removes every data dir made here. */
+export async function cleanUp(): Promise<void> {
+  for (const group of processGroups) killGroup(group, "SIGKILL");
+  processGroups.clear();
+  await Promise.all([...dataDirs].map((dir) => rm(dir, { recursive: true, force: true })));
+  dataDirs.clear();
 }
 
 /** The environment of a command: the test's, without a user's settings that would change what it does. */
 export function commandEnvironment(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...overrides };
-  for (const name of ["AWS_ENDPOINT_URL_DYNAMODB", "PLANTS_TABLE", "PORT"]) {
+  for (const name of ["AWS_ENDPOINT_URL_DYNAMODB", "PLANTS_TABLE", "PORT", "PLANTS_DATA_DIR"]) {
     if (!(name in overrides)) delete env[name];
   }
   return env;
 }
 
-export interface RunningServer {
+export interface Command {
+  child: ChildProcess;
+  /** stdout and stderr so far, interleaved as they came. */
+  output(): string;
+  exited: Promise<number | null>;
+  /** Whether any process the command started (npm, tsx, node, esbuild) is still running. */
+  anyProcessLeft(): boolean;
+}
+
+/**
+ * Starts a command in a process group of its own, so that whatever it starts can be found and
+ * killed at the end even if the command itself has gone (the orphan a lost signal would leave).
+ */
+export function startCommand(file: string, args: string[], env: Record<string, string>): Command {
+  const child = spawn(file, args, {
+    cwd: REPO,
+    env: commandEnvironment(env),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const group = child.pid;
+  if (group === undefined) throw new Error(`could not start ${file}`);
+  processGroups.add(group);
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited, anyProcessLeft: () => killGroup(group, 0) };
+}
+
+/** Sends `signal` to every process of the group; true if there was any. */
+function killGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface RunningServer extends Command {
   /** The base URL; the API is `${url}/plants`. */
   url: string;
-  output(): string;
   /** Sends SIGTERM, as Ctrl-C or a process manager would, and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
 
-/** `npm start` (tsx local/start.ts) on a free port; resolves once it has printed its URL. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(TSX, ["local/start.ts"], {
-    cwd: REPO,
-    env: commandEnvironment({ PORT: "0", ...env }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
+/** `npm start` itself (`viaNpm`), or the command its script runs, on a free port unless PORT is given. */
+export async function startServer(
+  env: Record<string, string>,
+  options: { viaNpm?: boolean; nodeArgs?: string[] } = {},
+): Promise<RunningServer> {
+  const command = options.viaNpm
+    ? startCommand("npm", ["start"], { PORT: "0", ...env })
+    : startCommand(TSX, [...(options.nodeArgs ?? []), "local/start.ts"], { PORT: "0", ...env });
+  const url = await waitForBanner(command);
+  return {
+    ...command,
+    url,
+    stop: async () => {
+      if (command.child.exitCode === null) command.child.kill("SIGTERM");
+      return command.exited;
+    },
+  };
+}
+
+/** Resolves with the URL once the command has printed its banner; rejects if it exits first. */
+export function waitForBanner(command: Command): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => fail(`no URL after ${STARTUP_TIMEOUT_MS} ms`), STARTUP_TIMEOUT_MS);
     const fail = (reason: string) => {
       clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(new Error(`npm start failed: ${reason}\n${output}`));
+      command.child.kill("SIGKILL");
+      reject(new Error(`npm start failed: ${reason}\n${command.output()}`));
     };
-    child.stdout.on("data", () => {
-      const match = /API at (http:\/\/127\.0\.0\.1:\d+)\/plants/.exec(output);
+    const check = () => {
+      const match = BANNER.exec(command.output());
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
       }
-    });
-    void exited.then((code) => fail(`exited with ${code}`));
+    };
+    command.child.stdout?.on("data", check);
+    check();
+    void command.exited.then((code) => fail(`exited with ${code}`));
   });
-  return { url, output: () => output, stop: () => stopServer(child, exited) };
-}
-
-async function stopServer(child: ChildProcess, exited: Promise<number | null>): Promise<number | null> {
-  if (child.exitCode === null) child.kill("SIGTERM");
-  return exited;
 }
 
 /** Runs a command of package.json the way its README says: `npm run --silent <script> -- <args>`. */

@@ -1,0 +1,149 @@
+/**
+ * `npm start` as a server: it answers nothing until it is ready (and then never "starting"), stops on
+ * SIGTERM or SIGINT sent to npm's own pid, and claims its data dir so that of two processes started
+ * at once on one dir exactly one serves. Real processes, real signals, real HTTP.
+ */
+import { access } from "node:fs/promises";
+import { connect, createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { mintLocalToken } from "../../local/local-issuer.ts";
+import { type Command, REPO, startCommand, startServer, tempDataDir, waitForBanner } from "./local-run.ts";
+
+const TSX = join(REPO, "node_modules", ".bin", "tsx");
+/** Generous: stopping takes well under a second; a server that does not stop at all fails the test. */
+const STOP_BOUND_MS = 10_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function portIsOpen(url: string): Promise<boolean> {
+  const { port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port: Number(port) });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+async function exitWithin(command: Command, ms: number): Promise<number | null | "still running"> {
+  return Promise.race([command.exited, sleep(ms).then(() => "still running" as const)]);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe("npm start, starting", () => {
+  it("refuses no request while it starts, and prints its banner before any request's line", async () => {
+    const dataDir = await tempDataDir();
+    const token = await mintLocalToken(dataDir);
+    const port = await freePort();
+    const command = startCommand("npm", ["start"], { PLANTS_DATA_DIR: dataDir, PORT: String(port) });
+    const post = (id: number) =>
+      fetch(`http://127.0.0.1:${port}/plants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ id, name: "Fern" }),
+      });
+
+    // Knocks from the moment it is started: a refused connection is fine, a "starting" answer is not.
+    const statuses: number[] = [];
+    for (let id = 1; statuses.length === 0; id++) {
+      if (command.child.exitCode !== null) throw new Error(`npm start exited:\n${command.output()}`);
+      await post(id).then(
+        (response) => statuses.push(response.status),
+        () => sleep(10),
+      );
+    }
+    statuses.push(...(await Promise.all([101, 102, 103].map(post))).map((response) => response.status));
+    expect(statuses).toEqual([200, 200, 200, 200]);
+
+    await waitForBanner(command);
+    const output = command.output();
+    expect(output.indexOf("Plant Store API at")).toBeLessThan(output.indexOf("POST /plants 200"));
+    process.kill(command.child.pid ?? 0, "SIGTERM");
+    expect(await exitWithin(command, STOP_BOUND_MS)).toBe(0);
+  });
+});
+
+describe("npm start, stopping", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`stops on ${signal} sent to npm's own pid: port freed, server.json and lock removed, no process left`, async () => {
+      const dataDir = await tempDataDir();
+      const server = await startServer({ PLANTS_DATA_DIR: dataDir }, { viaNpm: true });
+      expect(await exists(join(dataDir, "server.json"))).toBe(true);
+
+      process.kill(server.child.pid ?? 0, signal); // npm's pid alone, as `kill <pid>` does
+      expect(await exitWithin(server, STOP_BOUND_MS)).toBe(0);
+      for (let waited = 0; server.anyProcessLeft() && waited < STOP_BOUND_MS; waited += 50) await sleep(50);
+      expect(server.anyProcessLeft()).toBe(false);
+      expect(await portIsOpen(server.url)).toBe(false);
+      expect(await exists(join(dataDir, "server.json"))).toBe(false);
+      expect(await exists(join(dataDir, "server.lock"))).toBe(false);
+      expect(server.output()).toContain(`${signal}: stopping`);
+    });
+  }
+});
+
+describe("two processes on one data dir at the same moment", () => {
+  it("lets exactly one `npm start` serve, and tells the other why in one line, every time", async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const env = { PLANTS_DATA_DIR: await tempDataDir(), PORT: "0" };
+      const commands = [
+        startCommand(TSX, ["local/start.ts"], env),
+        startCommand(TSX, ["local/start.ts"], env),
+      ];
+      const outcomes = await Promise.allSettled(commands.map(waitForBanner));
+      const serving = commands.filter((_, index) => outcomes[index]?.status === "fulfilled");
+      const refused = commands.filter((_, index) => outcomes[index]?.status === "rejected");
+      expect(serving, `trial ${trial}: ${commands.map((command) => command.output())}`).toHaveLength(1);
+      const [loser] = refused;
+      if (!loser) throw new Error("no second process");
+      expect(await loser.exited).toBe(1);
+      expect(loser.output().trim()).toMatch(
+        /^npm start failed: a local API \(process \d+\) already serves \S+;/,
+      );
+      expect(loser.output().trim().split("\n")).toHaveLength(1);
+      serving[0]?.child.kill("SIGTERM");
+      expect(await serving[0]?.exited).toBe(0);
+    }
+  });
+
+  it("lets `npm run invoke` started with `npm start` write its event, through the server or alone", async () => {
+    const dataDir = await tempDataDir();
+    const env = { PLANTS_DATA_DIR: dataDir, PORT: "0" };
+    const server = startCommand(TSX, ["local/start.ts"], env);
+    const invoke = startCommand(
+      "npm",
+      ["run", "--silent", "invoke", "--", "local/events/create-plant.json"],
+      env,
+    );
+    expect(await invoke.exited, invoke.output()).toBe(0);
+    expect(invoke.output()).toMatch(/"statusCode": 200/);
+    const started = await waitForBanner(server).then(
+      () => "serving",
+      () => server.output().trim(),
+    );
+    // Either it serves, or (invoke claimed the dir first) it says so, in one line.
+    if (started !== "serving")
+      expect(started).toMatch(/^npm start failed: a local API \(process \d+\) already serves/);
+    server.child.kill("SIGTERM");
+    await server.exited;
+  });
+});
