@@ -7,7 +7,7 @@ import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
 export function productionDependencies(config: Config): Dependencies {
   return {
     functionName: config.functionName,
-    authenticate: createAuthenticator(config),
+    authenticate: createAuthenticator(config, { prefetchKeys: true }),
     store: createDynamoDbPlantStore({
       tableName: config.tableName,
       region: config.region,

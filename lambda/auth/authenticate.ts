@@ -109,7 +109,7 @@ function grantedScopes(claims: Record<string, unknown>): string[] {
   return scopes;
 }
 
-/** The issuer's faults arrive here already as DependencyUnavailableError (IssuerKeyCache) and pass through. */
+/** The issuer's faults arrive here already as IssuerUnavailableError (IssuerKeyCache) and pass through. */
 function tokenFailure(error: unknown): Error {
   if (error instanceof JwtExpiredError) return new InvalidTokenError("the token has expired");
   if (error instanceof JwtNotBeforeError) return new InvalidTokenError("the token is not valid yet");

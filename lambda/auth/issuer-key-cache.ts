@@ -9,7 +9,7 @@ import {
 import type { Fetcher } from "aws-jwt-verify/https";
 import { assertIsJwks, findJwkInJwks, type Jwks, type JwksCache, type JwkWithKid } from "aws-jwt-verify/jwk";
 import { safeJsonParse } from "aws-jwt-verify/safe-json-parse";
-import { DependencyUnavailableError } from "../errors.ts";
+import { IssuerUnavailableError } from "../errors.ts";
 
 type DecomposedJwt = Parameters<JwksCache["getJwk"]>[1];
 
@@ -60,7 +60,7 @@ export class IssuerKeyCache implements JwksCache {
     const cached = keys.keySet && findJwkInJwks(keys.keySet, kid);
     if (cached) return cached;
     if (this.#options.clock() < keys.refetchAllowedAt) {
-      throw new DependencyUnavailableError(keys.heldBecause, this.#secondsUntilRefetch(keys));
+      throw new IssuerUnavailableError(keys.heldBecause, this.#secondsUntilRefetch(keys));
     }
 
     let keySet: Jwks;
@@ -69,7 +69,7 @@ export class IssuerKeyCache implements JwksCache {
     } catch (error) {
       if (!isIssuerFault(error)) throw error;
       this.#holdRefetches(keys, KEY_SET_UNAVAILABLE);
-      throw new DependencyUnavailableError(KEY_SET_UNAVAILABLE, this.#secondsUntilRefetch(keys), {
+      throw new IssuerUnavailableError(KEY_SET_UNAVAILABLE, this.#secondsUntilRefetch(keys), {
         cause: error,
       });
     }

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DependencyUnavailableError, StoreUnavailableError } from "../../lambda/errors.ts";
+import { IssuerUnavailableError, StoreUnavailableError } from "../../lambda/errors.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { METRIC_NAMES } from "../../lambda/metrics.ts";
 import { apiGatewayEvent } from "../support/events.ts";
@@ -143,12 +143,13 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     }
   });
 
-  it("keeps the generic 503 of another dependency apart from the store's", async () => {
+  it("counts an unavailable issuer apart from the store", async () => {
     const handler = createHandler({
-      authenticate: () => Promise.reject(new DependencyUnavailableError("the issuer is unavailable", 5)),
+      authenticate: () => Promise.reject(new IssuerUnavailableError("the issuer is unavailable", 5)),
       store: harness.dependencies.store,
     });
     const [line] = await metricsOf(handler, plant(nextId++));
+    expect(line).toMatchObject({ IssuerUnavailable: 1 });
     expect(line?.StoreUnavailable).toBeUndefined();
   });
 });
