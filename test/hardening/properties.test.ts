@@ -14,7 +14,7 @@ import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
-import { type HostileBody, hostileBody, plantBody } from "../support/plant-arbitraries.ts";
+import { type HostileBody, hostileBody, plantBody, validText } from "../support/plant-arbitraries.ts";
 
 const BODY_RUNS = fuzzRuns(1200);
 const HOSTILE_RUNS = fuzzRuns(1200);
@@ -62,10 +62,30 @@ function expectWellFormedAnswer(result: ApiGatewayResult): void {
 
 function eventWithBody(payloadVersion: PayloadVersion, body: HostileBody): ApiGatewayEvent {
   if ("text" in body) return apiGatewayEvent(payloadVersion, { token, body: body.text });
+  if ("sentAsJson" in body) {
+    // What API Gateway makes of a JSON body: text, U+FFFD for what is not UTF-8, the client's length.
+    return apiGatewayEvent(payloadVersion, {
+      token,
+      body: new TextDecoder().decode(body.sentAsJson),
+      headers: { "Content-Length": String(body.sentAsJson.byteLength) },
+    });
+  }
   const event = apiGatewayEvent(payloadVersion, { token, body: undefined });
-  event.body = Buffer.from(body.bytes).toString("base64");
+  event.body = "bytes" in body ? Buffer.from(body.bytes).toString("base64") : body.base64;
   event.isBase64Encoded = true;
   return event;
+}
+
+/** RFC 4648 §4 with its padding: what a strict decoder accepts (pad bits aside). */
+const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The bytes the client sent, where the body says: undefined for a base64 string of unknown validity. */
+function bytesSent(body: HostileBody): number | undefined {
+  if ("bytes" in body) return body.bytes.byteLength;
+  if ("sentAsJson" in body) return body.sentAsJson.byteLength;
+  if ("base64" in body) return undefined;
+  // A text body of a test: its UTF-8 size, a U+FFFD in it counting as the 1 byte it at least stood for.
+  return Buffer.byteLength(body.text) - 2 * (body.text.match(/\uFFFD/g)?.length ?? 0);
 }
 
 describe("bodies", () => {
@@ -95,19 +115,24 @@ describe("bodies", () => {
   );
 
   test(
-    "hostile bodies (random JSON and bytes, huge, deep, duplicate and __proto__ keys, odd numbers) never crash it",
+    "hostile bodies (random JSON and bytes, bytes that are not UTF-8, broken base64, huge, deep, duplicate and __proto__ keys, odd numbers) never crash it; 413 exactly when the client sent more than 16384 bytes",
     async () => {
       await fc.assert(
         fc.asyncProperty(hostileBody, version, async (body, payloadVersion) => {
           const { handler, store } = handlerWithMemoryStore();
           const result = await handler(eventWithBody(payloadVersion, body));
           expectWellFormedAnswer(result);
-          const size = "text" in body ? Buffer.byteLength(body.text) : body.bytes.byteLength;
-          if (size > 16_384) expect(result.statusCode).toBe(413);
+          const size = bytesSent(body);
+          if (size !== undefined) expect(result.statusCode === 413).toBe(size > 16_384);
+          if ("base64" in body && !PADDED_BASE64.test(body.base64)) {
+            expect(expectErrorAnswer(result, 400).message).toBe("the body is not valid base64");
+          }
           if (result.statusCode === 200) {
             const [stored, ...others] = [...store.plants.values()];
             expect(others).toEqual([]);
             expect(stored).toBeDefined();
+            expect(validText(stored?.name ?? "", 256)).toBe(true);
+            if (stored?.tag !== undefined) expect(validText(stored.tag, 64)).toBe(true);
             expect(JSON.parse(result.body)).toEqual({
               name: stored?.name,
               ...(stored?.tag ? { tag: stored.tag } : {}),
@@ -163,8 +188,11 @@ function authorizationCases(validToken: () => string): fc.Arbitrary<Authorizatio
     fc.string({ maxLength: 80 }).map(invalid),
     fc.tuple(fc.nat(), fc.constantFrom("A", "-", "_", "=")).map(([at, char]) => {
       const good = validToken();
-      // Not the last character: its low bits are base64 padding, which a decoder may ignore.
-      const position = at % (good.length - 1);
+      // After the JOSE header (a changed kid names an unknown key: a key-set refetch, or 503 inside
+      // its refetch window, see test/hardening/token-attacks.test.ts), and not the last character:
+      // its low bits are base64 padding, which a decoder may ignore.
+      const headerEnd = good.indexOf(".") + 1;
+      const position = headerEnd + (at % (good.length - 1 - headerEnd));
       const tampered =
         good.slice(0, position) + (good[position] === char ? "B" : char) + good.slice(position + 1);
       return invalid(`Bearer ${tampered}`);
@@ -204,9 +232,60 @@ const contentTypes: fc.Arbitrary<ContentTypeCase> = fc.oneof(
     .map((value) => ({ value, json: false })),
 );
 
+/** Credentials that are not one good Bearer token: 401, or 400 invalid_request when malformed (RFC 6750 §3.1). */
+function expectRefusedCredentials(result: ApiGatewayResult): void {
+  expect([400, 401]).toContain(result.statusCode);
+  expectBearerChallenge(result, result.statusCode === 400 ? "invalid_request" : undefined);
+}
+
 describe("headers", () => {
   test(
-    "arbitrary header sets and Authorization values: 401 with a Bearer challenge unless the token is good, then 415 unless JSON",
+    "Authorization values under names that differ only in case are all read: never one taken for the request",
+    async () => {
+      const authorizationValue = fc.oneof(
+        fc.constant(null).map(() => `Bearer ${token}`),
+        fc.constantFrom("Bearer not-a-token", "Basic dXNlcjpwYXNz", ""),
+      );
+      const names = fc.uniqueArray(
+        fc.constantFrom("Authorization", "authorization", "AUTHORIZATION", "AuThOrIzAtIoN"),
+        {
+          minLength: 2,
+          maxLength: 4,
+        },
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          names,
+          fc.array(authorizationValue, { minLength: 4, maxLength: 4 }),
+          version,
+          async (keys, values, payloadVersion) => {
+            const { handler, store } = handlerWithMemoryStore();
+            const event = apiGatewayEvent(payloadVersion, {
+              withoutHeaders: ["authorization"],
+              body: '{"id":42,"name":"Fern"}',
+            }) as ApiGatewayEvent & {
+              headers: Record<string, string>;
+              multiValueHeaders?: Record<string, string[]>;
+            };
+            keys.forEach((key, index) => {
+              const value = values[index] ?? "";
+              event.headers[key] = value;
+              if (event.multiValueHeaders !== undefined) event.multiValueHeaders[key] = [value];
+            });
+            const result = await handler(event);
+            expectWellFormedAnswer(result);
+            expectRefusedCredentials(result);
+            expect(store.plants.size).toBe(0);
+          },
+        ),
+        { numRuns: HEADER_RUNS },
+      );
+    },
+    fuzzTimeoutMs(HEADER_RUNS, 3),
+  );
+
+  test(
+    "arbitrary header sets and Authorization values: 401 (or 400 invalid_request) with a Bearer challenge unless the token is good, then 415 unless JSON",
     async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -236,8 +315,7 @@ describe("headers", () => {
             const result = await handler(event);
             expectWellFormedAnswer(result);
             if (!authorization.valid) {
-              expect(result.statusCode).toBe(401);
-              expectBearerChallenge(result);
+              expectRefusedCredentials(result);
             } else if (!contentType.json) {
               expect(result.statusCode).toBe(415);
             } else {

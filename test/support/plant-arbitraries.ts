@@ -95,7 +95,20 @@ const text = (maxLength: number) =>
     { weight: 1, arbitrary: fc.string({ unit: fc.oneof(fc.string({ unit: "binary" }), loneSurrogate) }) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom("", " ", "__proto__", "constructor", "\u0000", "😀".repeat(maxLength)),
+      arbitrary: fc.constantFrom(
+        "",
+        " ",
+        "\u3000\u00a0",
+        "Fern\u0085",
+        "a\u007f",
+        "\ufeff",
+        "bad \ufffd",
+        "\u00a0Fern ",
+        "__proto__",
+        "constructor",
+        "\u0000",
+        "😀".repeat(maxLength),
+      ),
     },
     {
       weight: 1,
@@ -103,9 +116,24 @@ const text = (maxLength: number) =>
     },
   );
 
-function validText(value: string, max: number): boolean {
-  const codePoints = [...value].length;
-  return value.isWellFormed() && codePoints >= 1 && codePoints <= max;
+/**
+ * What the API accepts as a name or tag, written out independently of the OpenAPI patterns:
+ * well-formed, 1 to `max` characters, not only whitespace, no control character, no U+FFFD.
+ */
+export function validText(value: string, max: number): boolean {
+  const characters = [...value];
+  const isControl = (char: string) => {
+    const code = char.codePointAt(0) ?? 0;
+    return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+  };
+  return (
+    value.isWellFormed() &&
+    characters.length >= 1 &&
+    characters.length <= max &&
+    value.trim() !== "" &&
+    !characters.some(isControl) &&
+    !value.includes("\uFFFD")
+  );
 }
 
 const whitespace = fc.constantFrom("", "", " ", "\n", "\t", "\r\n  ");
@@ -178,10 +206,60 @@ const nested = (depth: number, inner: string) =>
     ? `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`
     : `${'{"a":'.repeat(depth)}${inner}${"}".repeat(depth)}`;
 
-/** A hostile body: text, or raw bytes (sent base64-encoded, as API Gateway sends binary bodies). */
-export type HostileBody = { text: string } | { bytes: Uint8Array };
+/**
+ * A hostile body, as API Gateway hands it over: text; raw bytes of another media type (sent
+ * base64-encoded); bytes sent as application/json (delivered as text, each sequence that is not
+ * UTF-8 replaced by U+FFFD, with the client's Content-Length); or a base64 string as a broken
+ * integration might send it.
+ */
+export type HostileBody =
+  | { text: string }
+  | { bytes: Uint8Array }
+  | { sentAsJson: Uint8Array }
+  | { base64: string };
 
 const asText = (text: string): HostileBody => ({ text });
+
+/** Bytes of a NewPlant body whose name holds `middle`: near misses of a valid body. */
+const plantBytesAround = (middle: Uint8Array) =>
+  new Uint8Array(Buffer.concat([Buffer.from('{"id":7,"name":"'), middle, Buffer.from('"}')]));
+
+const notUtf8 = fc.oneof(
+  fc.uint8Array({ maxLength: 512 }),
+  fc.uint8Array({ minLength: 1, maxLength: 40 }).map(plantBytesAround),
+  fc
+    .constantFrom(
+      Buffer.from("caf\xe9", "latin1"),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from([0xf0, 0x9f, 0x8c]),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from([0xc0, 0xaf]),
+    )
+    .map((bytes) => plantBytesAround(new Uint8Array(bytes))),
+  // Around the size limit, the invalid bytes making the text longer than what was sent.
+  fc
+    .tuple(fc.integer({ min: 16_000, max: 16_600 }), fc.integer({ min: 1, max: 400 }))
+    .map(([size, invalid]) =>
+      plantBytesAround(
+        new Uint8Array(Buffer.concat([Buffer.alloc(size - 18 - invalid, "x"), Buffer.alloc(invalid, 0xff)])),
+      ),
+    ),
+);
+
+const validBase64 = fc
+  .string({ maxLength: 60 })
+  .map((text) => Buffer.from(JSON.stringify({ id: 8, name: text })).toString("base64"));
+const brokenBase64 = fc.oneof(
+  fc
+    .tuple(validBase64, fc.nat(), fc.constantFrom("*", "-", "_", " ", "\n", "=", "A", "é"))
+    .map(([encoded, at, insert]) => {
+      const position = at % (encoded.length + 1);
+      return encoded.slice(0, position) + insert + encoded.slice(position);
+    }),
+  validBase64.map((encoded) => encoded.replace(/=+$/, "")),
+  validBase64.map((encoded) => `${encoded}eyJ9`),
+  fc.string({ unit: "binary-ascii", maxLength: 80 }),
+);
 
 /** Everything else a client (or an attacker) may send as a body. */
 export const hostileBody: fc.Arbitrary<HostileBody> = fc.oneof(
@@ -190,6 +268,9 @@ export const hostileBody: fc.Arbitrary<HostileBody> = fc.oneof(
   fc.string({ unit: "binary" }).map(asText),
   fc.string({ unit: fc.oneof(fc.string({ unit: "binary-ascii" }), loneSurrogate) }).map(asText),
   fc.uint8Array({ maxLength: 512 }).map((bytes): HostileBody => ({ bytes })),
+  notUtf8.map((sentAsJson): HostileBody => ({ sentAsJson })),
+  notUtf8.map((bytes): HostileBody => ({ bytes })),
+  brokenBase64.map((base64): HostileBody => ({ base64 })),
   fc.string({ unit: "binary" }).map((text): HostileBody => ({ bytes: new TextEncoder().encode(text) })),
   fc.integer({ min: 0, max: 4000 }).map((depth) => asText(nested(depth, "1"))),
   fc
