@@ -6,10 +6,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { readConfig } from "../../lambda/config.ts";
+import { DEFAULT_STORE_DEADLINE_MS, DEFAULT_STORE_MAX_ATTEMPTS } from "../../lambda/defaults.ts";
 import { productionDependencies } from "../../lambda/dependencies.ts";
+import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
-import { callDynamoDb } from "../../local/dynamodb.ts";
+import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
+import { callDynamoDb, LOCAL_IDENTITY } from "../../local/dynamodb.ts";
 import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
 import { apiGatewayEvent } from "../support/events.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
@@ -216,5 +219,66 @@ describe("ConditionalCheckFailed without the old item", () => {
     faulty.script(["condition-failed-without-item"], "hang");
     expectUnavailableInTime(await create(id, "Cactus"));
     expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
+  });
+});
+
+describe("retries as the AWS SDKs' standard mode", () => {
+  /** A store of its own: each test starts with a full retry quota. */
+  function freshStore(settings: Partial<DynamoDbSettings> = {}) {
+    return createDynamoDbPlantStore({
+      ...LOCAL_IDENTITY,
+      endpoint: faulty.url,
+      tableName: TEST_TABLE,
+      deadlineMs: DEFAULT_STORE_DEADLINE_MS,
+      attemptTimeoutMs: 1000,
+      ...settings,
+    });
+  }
+  const putAttempts = () => faulty.requests().filter((request) => request.operation === "PutItem").length;
+
+  test("one request under sustained throttling makes 3 attempts, then fails with Retry-After", async () => {
+    faulty.script([], "throttle");
+    const failure = await freshStore()
+      .putIfAbsent({ id: BigInt(nextId++), name: "Fern" })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DependencyUnavailableError);
+    expect((failure as DependencyUnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+    expect(putAttempts()).toBe(DEFAULT_STORE_MAX_ATTEMPTS);
+  });
+
+  test("the number of attempts is configurable", async () => {
+    faulty.script([], "status-500");
+    const store = freshStore({ maxAttempts: 5 });
+    await expect(store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).rejects.toThrow(
+      DependencyUnavailableError,
+    );
+    expect(putAttempts()).toBe(5);
+  });
+
+  test("200 concurrent requests make at most 3 attempts each; once the quota is spent, later ones make 1", async () => {
+    faulty.script([], "throttle");
+    const store = freshStore();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, () => store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe("rejected");
+      if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(DependencyUnavailableError);
+    }
+    // The quota (500, 5 per retry after throttling) pays for 100 retries, not the 400 asked for.
+    expect(putAttempts()).toBeLessThanOrEqual(200 + 100);
+    expect(putAttempts()).toBeGreaterThan(200);
+
+    faulty.clearRequests();
+    for (let request = 0; request < 10; request++) {
+      await expect(store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).rejects.toThrow(
+        DependencyUnavailableError,
+      );
+    }
+    expect(putAttempts()).toBe(10);
+
+    // The outage ends: requests succeed at once, and their successes refill the quota.
+    faulty.script([], "proxy");
+    expect(await store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).toEqual({ created: true });
   });
 });

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PlantConflictError } from "../../lambda/errors.ts";
+import { DependencyUnavailableError, PlantConflictError } from "../../lambda/errors.ts";
 import { type CreateOutcome, createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore } from "../../lambda/store/dynamodb-plant-store.ts";
 import type { PlantStore } from "../../lambda/store/plant-store.ts";
@@ -13,6 +13,7 @@ import {
   type LocalDynamoDb,
   startDynalite,
 } from "../../local/dynamodb.ts";
+import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 
 let dynamoDb: LocalDynamoDb;
 let store: PlantStore;
@@ -131,6 +132,113 @@ describe("the DynamoDB plant store, against DynamoDB's own conflict answer", () 
     } finally {
       server.closeAllConnections();
       server.close();
+    }
+  });
+});
+
+describe("the store's attempt count", () => {
+  let faulty: FaultyDynamoDb;
+  beforeAll(async () => {
+    faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
+  });
+  afterAll(async () => {
+    await faulty.close();
+  });
+
+  const storeBehindFaults = () =>
+    createDynamoDbPlantStore({
+      tableName: "plants",
+      region: LOCAL_REGION,
+      endpoint: faulty.url,
+      credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+      deadlineMs: 2000,
+      attemptTimeoutMs: 1000,
+    });
+
+  it("counts each call to DynamoDB: the write, the read after a conflict, and failed attempts", async () => {
+    const observed = { storeAttempts: 0 };
+    await store.putIfAbsent({ id: 500n, name: "Fern" }, observed);
+    expect(observed.storeAttempts).toBe(1);
+
+    // dynalite does not return the stored item with the conflict: the store reads it (PutItem, GetItem).
+    const conflict = { storeAttempts: 0 };
+    await store.putIfAbsent({ id: 500n, name: "Rose" }, conflict);
+    expect(conflict.storeAttempts).toBe(2);
+
+    faulty.script(["throttle", "status-500"], "proxy");
+    const retried = { storeAttempts: 0 };
+    expect(await storeBehindFaults().putIfAbsent({ id: 501n, name: "Fern" }, retried)).toEqual({
+      created: true,
+    });
+    expect(retried.storeAttempts).toBe(3);
+
+    faulty.script([], "throttle");
+    const failed = { storeAttempts: 0 };
+    await expect(storeBehindFaults().putIfAbsent({ id: 502n, name: "Fern" }, failed)).rejects.toThrow(
+      DependencyUnavailableError,
+    );
+    expect(failed.storeAttempts).toBe(3);
+    expect(faulty.requests().filter(({ fault }) => fault === "throttle")).toHaveLength(3 + 1);
+  });
+});
+
+describe("prewarm", () => {
+  it("opens the connection that the first write then uses", async () => {
+    const faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
+    try {
+      const warmStore = createDynamoDbPlantStore({
+        tableName: "plants",
+        region: LOCAL_REGION,
+        endpoint: faulty.url,
+        credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+        deadlineMs: 2000,
+        attemptTimeoutMs: 1000,
+      });
+      await warmStore.prewarm();
+      expect(faulty.healthChecks()).toBe(1);
+      expect(faulty.connections()).toBe(1);
+      expect(await warmStore.putIfAbsent({ id: 600n, name: "Fern" })).toEqual({ created: true });
+      expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem"]);
+      expect(faulty.connections()).toBe(1);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it("is harmless when the endpoint cannot be reached: it resolves, and the store still answers", async () => {
+    const unreachable = createServer();
+    await new Promise<void>((resolve) => unreachable.listen(0, "127.0.0.1", resolve));
+    const { port } = unreachable.address() as AddressInfo;
+    await new Promise<void>((resolve) => unreachable.close(() => resolve()));
+    const coldStore = createDynamoDbPlantStore({
+      tableName: "plants",
+      region: LOCAL_REGION,
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+      deadlineMs: 300,
+      attemptTimeoutMs: 100,
+    });
+    await expect(coldStore.prewarm()).resolves.toBeUndefined();
+    await expect(coldStore.putIfAbsent({ id: 601n, name: "Fern" })).rejects.toThrow(
+      DependencyUnavailableError,
+    );
+
+    // A server that never answers: the warm-up gives up at the attempt timeout.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const hungStore = createDynamoDbPlantStore({
+        tableName: "plants",
+        region: LOCAL_REGION,
+        endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+        deadlineMs: 300,
+        attemptTimeoutMs: 100,
+      });
+      await expect(hungStore.prewarm()).resolves.toBeUndefined();
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 });

@@ -43,6 +43,10 @@ export interface FaultyDynamoDb {
   script(faults: Fault[], fallback?: Fault): void;
   requests(): RecordedRequest[];
   clearRequests(): void;
+  /** TCP connections accepted so far. */
+  connections(): number;
+  /** Unsigned `GET /` requests answered (DynamoDB's health check, which the client's prewarm sends). */
+  healthChecks(): number;
   close(): Promise<void>;
 }
 
@@ -53,15 +57,23 @@ export async function startFaultyDynamoDb(upstream: string): Promise<FaultyDynam
   let queue: Fault[] = [];
   let fallback: Fault = "proxy";
   let recorded: RecordedRequest[] = [];
+  let connections = 0;
+  let healthChecks = 0;
 
   const server = createServer((request, response) => {
     void handle(request, response).catch(() => request.socket.destroy());
   });
+  server.on("connection", () => connections++);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
+    if (request.method === "GET" && request.url === "/") {
+      healthChecks++;
+      response.writeHead(200, { "content-type": "text/plain" }).end("healthy: dynamodb.local");
+      return;
+    }
     const operation = String(request.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
     const fault = queue.shift() ?? fallback;
     recorded.push({ operation, body: JSON.parse(raw.toString("utf8")) as Record<string, unknown>, fault });
@@ -130,6 +142,8 @@ export async function startFaultyDynamoDb(upstream: string): Promise<FaultyDynam
     clearRequests() {
       recorded = [];
     },
+    connections: () => connections,
+    healthChecks: () => healthChecks,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
