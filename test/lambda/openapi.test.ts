@@ -1,12 +1,22 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { patternRefusals } from "../../lambda/generated/validate-new-plant.js";
 import { generateValidatorSource, VALIDATOR_PATH } from "../../tools/generate-validator.ts";
 
 const document = parse(readFileSync(new URL("../../openapi/openapi.yaml", import.meta.url), "utf8"), {
   intAsBigInt: true,
 }) as {
-  components: { schemas: Record<string, { required?: string[]; properties: Record<string, unknown> }> };
+  components: {
+    schemas: Record<
+      string,
+      {
+        required?: string[];
+        properties: Record<string, unknown>;
+        allOf?: { $ref?: string; pattern?: string; "x-refusal"?: string }[];
+      }
+    >;
+  };
 };
 
 describe("the OpenAPI document", () => {
@@ -25,5 +35,21 @@ describe("the OpenAPI document", () => {
       maximum: 9223372036854775807n,
     });
     expect(ErrorSchema?.required).toEqual(["error", "message"]);
+  });
+
+  it("gives names and tags the same text rules, each refused with the message the API answers", () => {
+    const { PlantName, PlantTag, PlantText } = document.components.schemas;
+    for (const schema of [PlantName, PlantTag]) {
+      expect(schema?.allOf).toEqual([{ $ref: "#/components/schemas/PlantText" }]);
+    }
+    const refusals = Object.fromEntries(
+      (PlantText?.allOf ?? []).map((rule) => [rule.pattern, rule["x-refusal"]]),
+    );
+    expect(refusals).toEqual(patternRefusals);
+    expect(Object.values(refusals)).toEqual([
+      "must not be blank",
+      "must not contain control characters",
+      "contains bytes that are not UTF-8 (U+FFFD)",
+    ]);
   });
 });
