@@ -36,6 +36,7 @@ const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const NUMBER_PATTERN = /-?(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
 const MINUS = 0x2d;
+const BACKSLASH = 0x5c;
 const ZERO = 0x30;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings may not hold raw control characters.
 const PLAIN_STRING_CHARS = /[^"\\\u0000-\u001f]*/y;
@@ -75,10 +76,12 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
     position++; // opening quote
     let result = "";
     for (;;) {
-      PLAIN_STRING_CHARS.lastIndex = position;
-      PLAIN_STRING_CHARS.exec(text);
-      result += text.slice(position, PLAIN_STRING_CHARS.lastIndex);
-      position = PLAIN_STRING_CHARS.lastIndex;
+      if (text.charCodeAt(position) !== BACKSLASH) {
+        PLAIN_STRING_CHARS.lastIndex = position;
+        PLAIN_STRING_CHARS.exec(text);
+        result += text.slice(position, PLAIN_STRING_CHARS.lastIndex);
+        position = PLAIN_STRING_CHARS.lastIndex;
+      }
       const char = text[position];
       if (char === '"') {
         position++;
@@ -89,9 +92,9 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
       if (char !== "\\") fail("control character in string");
       const escapeLetter = text[position + 1] ?? "";
       if (escapeLetter === "u") {
-        const hex = text.slice(position + 2, position + 6);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("bad \\u escape");
-        result += String.fromCharCode(Number.parseInt(hex, 16));
+        const codeUnit = hexCodeUnit(text, position + 2);
+        if (codeUnit < 0) fail("bad \\u escape");
+        result += String.fromCharCode(codeUnit);
         position += 6;
       } else {
         const unescaped = ESCAPES[escapeLetter];
@@ -190,6 +193,20 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
   const value = parseValue(0);
   skipWhitespace();
   if (position !== text.length) fail("unexpected data after the JSON value");
+  return value;
+}
+
+/** The code unit written as 4 hex digits at `start`, or -1 when they are not 4 hex digits. */
+function hexCodeUnit(text: string, start: number): number {
+  let value = 0;
+  for (let index = start; index < start + 4; index++) {
+    const code = text.charCodeAt(index); // NaN past the end: no digit
+    const letter = code | 0x20; // lower-cases A-F
+    const digit =
+      code >= 0x30 && code <= 0x39 ? code - 0x30 : letter >= 0x61 && letter <= 0x66 ? letter - 0x57 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
   return value;
 }
 

@@ -4,7 +4,8 @@ import { JsonSyntaxError, parseJson } from "../../lambda/request/lossless-json.t
 
 describe("parseJson", () => {
   it("parses what JSON.parse parses, for ordinary documents", () => {
-    const text = '{"a":[1,-2.5,true,false,null,"x\\n\\u00e9\\ud83c\\udf3f"],"b":{"c":""},"d":1e2}';
+    const text =
+      '{"a":[1,-2.5,true,false,null,"x\\n\\u00e9\\u00C9\\uAbCd\\ud83c\\udf3f\\"\\\\\\/\\b\\f\\r\\t"],"b":{"c":""},"d":1e2}';
     expect(JSON.stringify(parseJson(text))).toBe(JSON.stringify(JSON.parse(text)));
   });
 
@@ -84,6 +85,10 @@ describe("parseJson", () => {
   it.each([
     ['{"id":1,"id":2}', "duplicate property 'id'"],
     ['"\\ud800"', "unpaired surrogate"],
+    ['"\\u12G4"', "bad \\u escape"],
+    ['"\\u\u0010\u0011\u0012\u0013"', "bad \\u escape"],
+    ['"\\u00e"', "bad \\u escape"],
+    ['"\\u', "bad \\u escape"],
     ["[1,]", "unexpected token"],
     ['{"a":1', "expected ',' or '}'"],
     ['"a\u0001"', "control character"],
