@@ -4,7 +4,7 @@
  * The handler answers 503 with Retry-After within its deadline, writes nothing partial or twice,
  * and the next request works once the fault clears.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { readConfig } from "../../lambda/config.ts";
 import { DEFAULT_STORE_DEADLINE_MS, DEFAULT_STORE_MAX_ATTEMPTS } from "../../lambda/defaults.ts";
 import { productionDependencies } from "../../lambda/dependencies.ts";
@@ -53,6 +53,11 @@ afterAll(async () => {
 beforeEach(() => {
   faulty.script([], "proxy");
   faulty.clearRequests();
+});
+
+afterEach(() => {
+  // Every call, retries included, is signed as DynamoDB checks it.
+  expect(faulty.requests().filter(({ signatureRefusal }) => signatureRefusal !== undefined)).toEqual([]);
 });
 
 interface Timed {

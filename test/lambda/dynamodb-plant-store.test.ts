@@ -182,6 +182,61 @@ describe("the store's attempt count", () => {
   });
 });
 
+describe("signing", () => {
+  const identity = {
+    region: "eu-west-1",
+    credentials: {
+      accessKeyId: "ASIAEXAMPLE",
+      secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+      sessionToken: "session-token-of-the-role",
+    },
+  };
+
+  it("signs every call (SigV4, with the session token) so that DynamoDB's check accepts it", async () => {
+    const faulty = await startFaultyDynamoDb(dynamoDb.endpoint, identity);
+    try {
+      const signedStore = createDynamoDbPlantStore({
+        ...identity,
+        tableName: "plants",
+        endpoint: faulty.url,
+        deadlineMs: 2000,
+        attemptTimeoutMs: 1000,
+      });
+      await signedStore.putIfAbsent({ id: 700n, name: "Fern", tag: "ünïcödé" });
+      faulty.script(["throttle", "condition-failed-without-item"], "proxy");
+      await signedStore.putIfAbsent({ id: 700n, name: "Fern", tag: "ünïcödé" });
+      await callDynamoDb(faulty.url, "GetItem", { TableName: "plants", Key: { id: { N: "700" } } }, identity);
+
+      const requests = faulty.requests();
+      expect(requests.map(({ operation }) => operation)).toEqual([
+        "PutItem",
+        "PutItem",
+        "PutItem",
+        "GetItem",
+        "GetItem",
+      ]);
+      for (const { signatureRefusal, sessionToken } of requests) {
+        expect(signatureRefusal).toBeUndefined();
+        expect(sessionToken).toBe(identity.credentials.sessionToken);
+      }
+
+      const wrongKey = createDynamoDbPlantStore({
+        region: identity.region,
+        credentials: { ...identity.credentials, secretAccessKey: "not-the-key" },
+        tableName: "plants",
+        endpoint: faulty.url,
+        deadlineMs: 2000,
+        attemptTimeoutMs: 1000,
+      });
+      faulty.clearRequests();
+      await wrongKey.putIfAbsent({ id: 701n, name: "Fern" });
+      expect(faulty.requests()[0]?.signatureRefusal).toBe("the signature does not match the request");
+    } finally {
+      await faulty.close();
+    }
+  });
+});
+
 describe("prewarm", () => {
   it("opens the connection that the first write then uses", async () => {
     const faulty = await startFaultyDynamoDb(dynamoDb.endpoint);

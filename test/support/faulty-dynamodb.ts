@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type DynamoDbIdentity, LOCAL_IDENTITY } from "../../local/dynamodb.ts";
+import { sigV4Refusal } from "./sigv4-verifier.ts";
 
 /**
  * What the endpoint does with one request:
@@ -35,6 +37,10 @@ export interface RecordedRequest {
   operation: string;
   body: Record<string, unknown>;
   fault: Fault;
+  /** Why the endpoint would refuse the request's SigV4 signature, as DynamoDB checks it; undefined if valid. */
+  signatureRefusal: string | undefined;
+  /** The session token the request carried (x-amz-security-token), if any. */
+  sessionToken: string | undefined;
 }
 
 export interface FaultyDynamoDb {
@@ -53,7 +59,10 @@ export interface FaultyDynamoDb {
 const JSON_1_0 = "application/x-amz-json-1.0";
 
 /** A loopback DynamoDB endpoint that misbehaves on cue, in front of a real one (dynalite). */
-export async function startFaultyDynamoDb(upstream: string): Promise<FaultyDynamoDb> {
+export async function startFaultyDynamoDb(
+  upstream: string,
+  identity: DynamoDbIdentity = LOCAL_IDENTITY,
+): Promise<FaultyDynamoDb> {
   let queue: Fault[] = [];
   let fallback: Fault = "proxy";
   let recorded: RecordedRequest[] = [];
@@ -76,7 +85,18 @@ export async function startFaultyDynamoDb(upstream: string): Promise<FaultyDynam
     }
     const operation = String(request.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
     const fault = queue.shift() ?? fallback;
-    recorded.push({ operation, body: JSON.parse(raw.toString("utf8")) as Record<string, unknown>, fault });
+    const signatureRefusal = sigV4Refusal(
+      { method: request.method ?? "", path: request.url ?? "", headers: request.headers, body: raw },
+      { ...identity.credentials, region: identity.region, service: "dynamodb" },
+    );
+    const sessionToken = request.headers["x-amz-security-token"];
+    recorded.push({
+      operation,
+      body: JSON.parse(raw.toString("utf8")) as Record<string, unknown>,
+      fault,
+      signatureRefusal,
+      sessionToken: typeof sessionToken === "string" ? sessionToken : undefined,
+    });
 
     const error = (status: number, type: string, message: string): void => {
       response
