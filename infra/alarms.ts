@@ -9,7 +9,7 @@ import {
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Operation, type Table } from "aws-cdk-lib/aws-dynamodb";
-import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { Alias, IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { Construct } from "constructs";
@@ -17,6 +17,8 @@ import { Construct } from "constructs";
 export interface PlantStoreAlarmsProps {
   readonly api: HttpApi;
   readonly handler: IFunction;
+  /** The alias the API invokes; its errors are counted for the version it currently points to. */
+  readonly liveAlias: Alias;
   readonly table: Table;
   /** Subscribed to an SNS topic that every alarm notifies; no topic without it. */
   readonly alarmEmail: string | undefined;
@@ -30,22 +32,46 @@ const PERIOD = Duration.minutes(5);
  */
 export class PlantStoreAlarms extends Construct {
   readonly alarms: Alarm[];
+  readonly api5xx: Alarm;
+  readonly functionErrors: Alarm;
 
   constructor(scope: Construct, id: string, props: PlantStoreAlarmsProps) {
     super(scope, id);
-    const { api, handler, table } = props;
+    const { api, handler, liveAlias, table } = props;
+
+    // The handler answers 503 by design when the store stays unavailable past its deadline; a handful in
+    // five minutes is worth a look, a single one is noise.
+    this.api5xx = this.alarmOnSum(
+      "Api5xx",
+      api.metricServerError({ period: PERIOD }),
+      5,
+      "POST /plants answered 5xx",
+    );
+    // Errors counts crashes and timeouts only: the handler turns every expected failure into an answer.
+    // Counted for the alias's current version only (ExecutedVersion): while CodeDeploy shifts traffic,
+    // the new version's crashes roll it back and the old version's do not.
+    this.functionErrors = this.alarmOnSum(
+      "FunctionErrors",
+      liveAlias.metricErrors({
+        period: PERIOD,
+        dimensionsMap: {
+          FunctionName: handler.functionName,
+          Resource: `${handler.functionName}:${liveAlias.aliasName}`,
+          ExecutedVersion: liveAlias.version.version,
+        },
+      }),
+      1,
+      "Handler crashed (the live alias's current version)",
+    );
 
     this.alarms = [
-      // The handler answers 503 by design when the store stays unavailable past its deadline; a handful in
-      // five minutes is worth a look, a single one is noise.
-      this.alarmOnSum("Api5xx", api.metricServerError({ period: PERIOD }), 5, "POST /plants answered 5xx"),
-      // Errors counts crashes and timeouts only: the handler turns every expected failure into an answer.
-      this.alarmOnSum("FunctionErrors", handler.metricErrors({ period: PERIOD }), 1, "Handler crashed"),
+      this.api5xx,
+      this.functionErrors,
       this.alarmOnSum(
         "FunctionThrottles",
         handler.metricThrottles({ period: PERIOD }),
         1,
-        "Handler throttled: reserved concurrency reached",
+        "Handler throttled: its reserved concurrency or the account's concurrency limit reached",
       ),
       this.alarmOnSum(
         "TableThrottles",

@@ -17,11 +17,26 @@ export interface ExternalIssuerConfig {
   readonly requiredScope: string;
 }
 
+/** A custom domain mapped to the API; without `hostedZoneId` the DNS record is yours to create. */
+export interface CustomDomainConfig {
+  readonly domainName: string;
+  /** An ACM certificate for `domainName`, in the stack's region (API Gateway regional endpoint). */
+  readonly certificateArn: string;
+  /** The Route 53 public hosted zone that holds `domainName`; the stack then creates its alias record. */
+  readonly hostedZoneId: string | undefined;
+}
+
+/** How CodeDeploy moves traffic to a new version of the function. */
+export type DeploymentStyle = "canary" | "all-at-once";
+export const DEPLOYMENT_STYLES: readonly DeploymentStyle[] = ["canary", "all-at-once"];
+
 export interface PlantStoreConfig {
   readonly tokenIssuer: CognitoIssuerConfig | ExternalIssuerConfig;
   readonly memorySizeMb: number;
-  /** `undefined` leaves the function on the account's unreserved pool (for accounts with a low quota). */
+  /** `undefined` (the default) leaves the function on the account's unreserved pool. */
   readonly reservedConcurrency: number | undefined;
+  readonly deployment: DeploymentStyle;
+  readonly customDomain: CustomDomainConfig | undefined;
   readonly throttleRateLimit: number;
   readonly throttleBurstLimit: number;
   /** `undefined` turns CORS off: the API is meant for servers, not browsers. */
@@ -33,7 +48,7 @@ export interface PlantStoreConfig {
 export const CONTEXT_DEFAULTS = {
   stackName: DEFAULT_STACK_NAME,
   memorySize: 256,
-  reservedConcurrency: 50,
+  deployment: "canary",
   throttleRateLimit: 50,
   throttleBurstLimit: 100,
   requiredScope: WRITE_SCOPE,
@@ -59,10 +74,9 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
   return {
     tokenIssuer: readTokenIssuer(readContext),
     memorySizeMb: integerInRange(readContext, "memorySize", CONTEXT_DEFAULTS.memorySize, 128, 10_240),
-    reservedConcurrency:
-      readContext("reservedConcurrency") === "none"
-        ? undefined
-        : integerInRange(readContext, "reservedConcurrency", CONTEXT_DEFAULTS.reservedConcurrency, 1, 10_000),
+    reservedConcurrency: readReservedConcurrency(readContext),
+    deployment: readDeploymentStyle(readContext),
+    customDomain: readCustomDomain(readContext),
     throttleRateLimit: integerInRange(
       readContext,
       "throttleRateLimit",
@@ -107,9 +121,13 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
   }
   requireHttpsUrl("issuer", issuer);
   if (jwksUrl !== undefined) requireHttpsUrl("jwksUrl", jwksUrl);
-  // The handler refuses to start without one of them: a token from the same issuer for another API must fail.
+  // Without one of them any token the issuer signs, for any of its clients or APIs, would be accepted; a
+  // deployed handler refuses to start without JWT_AUDIENCE or JWT_CLIENT_IDS (lambda/config.ts).
   if (audience === undefined && clientIds === undefined) {
-    throw new Error(`Context "issuer" needs "audience" (checks aud) or "clientIds" (checks client_id)`);
+    throw new Error(
+      `Context "issuer" needs "audience" (the accepted aud values) or "clientIds" (the accepted client_id ` +
+        `values): without either, tokens the issuer signs for other clients and APIs would be accepted`,
+    );
   }
   return {
     kind: "external",
@@ -121,6 +139,67 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
   };
 }
 
+/**
+ * No reservation unless asked: Lambda refuses a reservation that would leave fewer than 100 unreserved
+ * executions, which fails the first deploy on accounts whose quota is still the new-account 10.
+ */
+function readReservedConcurrency(readContext: ContextReader): number | undefined {
+  if (readContext("reservedConcurrency") === "none") return undefined;
+  return optionalIntegerInRange(readContext, "reservedConcurrency", 1, 10_000);
+}
+
+function readDeploymentStyle(readContext: ContextReader): DeploymentStyle {
+  const value = optionalString(readContext, "deployment") ?? CONTEXT_DEFAULTS.deployment;
+  const style = DEPLOYMENT_STYLES.find((known) => known === value);
+  if (style === undefined) {
+    throw new Error(`Context "deployment" must be ${DEPLOYMENT_STYLES.join(" or ")}, got "${value}"`);
+  }
+  return style;
+}
+
+function readCustomDomain(readContext: ContextReader): CustomDomainConfig | undefined {
+  const domainName = optionalString(readContext, "domainName");
+  const certificateArn = optionalString(readContext, "certificateArn");
+  const hostedZoneId = optionalString(readContext, "hostedZoneId");
+  if (domainName === undefined) {
+    const stray = Object.entries({ certificateArn, hostedZoneId }).find(([, value]) => value !== undefined);
+    if (stray) throw new Error(`Context "${stray[0]}" only applies with "domainName" (a custom domain)`);
+    return undefined;
+  }
+  if (!isHostName(domainName)) {
+    throw new Error(
+      `Context "domainName" must be a fully qualified host name like api.example.com, got "${domainName}"`,
+    );
+  }
+  if (certificateArn === undefined) {
+    throw new Error(
+      `Context "domainName" needs "certificateArn": an ACM certificate for ${domainName} in the stack's region`,
+    );
+  }
+  if (!/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/.test(certificateArn)) {
+    throw new Error(
+      `Context "certificateArn" must be an ACM certificate ARN ` +
+        `(arn:aws:acm:<region>:<account>:certificate/<id>), got "${certificateArn}"`,
+    );
+  }
+  if (hostedZoneId !== undefined && !/^Z[A-Z0-9]{1,31}$/.test(hostedZoneId)) {
+    throw new Error(
+      `Context "hostedZoneId" must be a Route 53 hosted zone id like Z0123456789ABC, got "${hostedZoneId}"`,
+    );
+  }
+  return { domainName, certificateArn, hostedZoneId };
+}
+
+/** Lowercase labels of letters, digits and inner hyphens, at least two of them; no trailing dot. */
+function isHostName(value: string): boolean {
+  const labels = value.split(".");
+  return (
+    value.length <= 253 &&
+    labels.length >= 2 &&
+    labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))
+  );
+}
+
 function optionalString(readContext: ContextReader, key: string): string | undefined {
   const value = readContext(key);
   if (value === undefined || value === null) return undefined;
@@ -129,7 +208,6 @@ function optionalString(readContext: ContextReader, key: string): string | undef
   return trimmed === "" ? undefined : trimmed;
 }
 
-/** Context from `-c key=value` arrives as a string, from cdk.json possibly as a number. */
 function integerInRange(
   readContext: ContextReader,
   key: string,
@@ -137,8 +215,18 @@ function integerInRange(
   min: number,
   max: number,
 ): number {
+  return optionalIntegerInRange(readContext, key, min, max) ?? defaultValue;
+}
+
+/** Context from `-c key=value` arrives as a string, from cdk.json possibly as a number. */
+function optionalIntegerInRange(
+  readContext: ContextReader,
+  key: string,
+  min: number,
+  max: number,
+): number | undefined {
   const value = readContext(key);
-  if (value === undefined) return defaultValue;
+  if (value === undefined) return undefined;
   const parsed = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof parsed !== "number" || !Number.isInteger(parsed) || parsed < min || parsed > max) {
     throw new Error(

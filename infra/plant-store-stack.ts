@@ -11,7 +11,7 @@ import {
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Alias, Architecture, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
@@ -20,6 +20,9 @@ import { PlantStoreAlarms } from "./alarms.ts";
 import { bundlingFromBundleOptions } from "./bundling.ts";
 import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
+import { CustomDomain } from "./custom-domain.ts";
+import { PlantStoreDashboard } from "./dashboard.ts";
+import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { OUTPUT_KEYS, WRITE_SCOPE } from "./stack-outputs.ts";
 
 export interface PlantStoreStackProps extends StackProps {
@@ -94,6 +97,12 @@ export class PlantStoreStack extends Stack {
       },
     });
 
+    // The API invokes the alias, never $LATEST: a deploy publishes a version and CodeDeploy moves the alias.
+    const liveAlias = new Alias(this, "LiveAlias", {
+      aliasName: LIVE_ALIAS_NAME,
+      version: handler.currentVersion,
+    });
+
     const api = new HttpApi(this, "Api", {
       description: "Plant Store: POST /plants",
       createDefaultStage: false,
@@ -110,7 +119,7 @@ export class PlantStoreStack extends Stack {
     api.addRoutes({
       path: "/plants",
       methods: [HttpMethod.POST],
-      integration: new HttpLambdaIntegration("HandlerIntegration", handler, {
+      integration: new HttpLambdaIntegration("HandlerIntegration", liveAlias, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
       }),
     });
@@ -126,7 +135,7 @@ export class PlantStoreStack extends Stack {
       retention: LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    new HttpStage(this, "DefaultStage", {
+    const stage = new HttpStage(this, "DefaultStage", {
       httpApi: api,
       stageName: "$default",
       autoDeploy: true,
@@ -137,13 +146,46 @@ export class PlantStoreStack extends Stack {
       },
     });
 
-    new PlantStoreAlarms(this, "Alarms", { api, handler, table, alarmEmail: config.alarmEmail });
+    const alarms = new PlantStoreAlarms(this, "Alarms", {
+      api,
+      handler,
+      liveAlias,
+      table,
+      alarmEmail: config.alarmEmail,
+    });
+    new SafeRollout(this, "Rollout", {
+      alias: liveAlias,
+      deployment: config.deployment,
+      rollbackAlarms: [alarms.functionErrors, alarms.api5xx],
+    });
+    const dashboard = new PlantStoreDashboard(this, "Dashboard", {
+      api,
+      handler,
+      handlerLogGroup: functionLogGroup,
+      table,
+      alarms: alarms.alarms,
+    });
+
+    const customDomain =
+      config.customDomain === undefined
+        ? undefined
+        : new CustomDomain(this, "CustomDomain", { config: config.customDomain, api, stage });
 
     new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
-      // The $default stage has no path segment of its own.
-      value: `${api.apiEndpoint}/plants`,
+      // The $default stage has no path segment of its own, and the custom domain maps it at the root.
+      value:
+        config.customDomain === undefined
+          ? `${api.apiEndpoint}/plants`
+          : `https://${config.customDomain.domainName}/plants`,
       description: "POST a NewPlant here with Authorization: Bearer <access token>",
     });
+    if (customDomain !== undefined && config.customDomain?.hostedZoneId === undefined) {
+      new CfnOutput(this, OUTPUT_KEYS.customDomainTarget, {
+        value: customDomain.dnsTarget,
+        description: `Point ${config.customDomain?.domainName} here (an alias record, or a CNAME)`,
+      });
+    }
+    new CfnOutput(this, OUTPUT_KEYS.dashboardUrl, { value: dashboard.url });
     new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
     new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
     new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: functionLogGroup.logGroupName });

@@ -6,6 +6,9 @@ export const DEFAULT_STACK_NAME = "PlantStore";
 
 export const OUTPUT_KEYS = {
   apiUrl: "ApiUrl",
+  /** Only with a custom domain whose DNS record the stack does not create. */
+  customDomainTarget: "CustomDomainTarget",
+  dashboardUrl: "DashboardUrl",
   tokenEndpoint: "TokenEndpoint",
   clientId: "ClientId",
   userPoolId: "UserPoolId",

@@ -7,11 +7,13 @@ const contextOf =
     values[key];
 
 describe("readPlantStoreConfig", () => {
-  it("defaults to a Cognito issuer, 256 MB, 50 reserved executions, 50 rps / 100 burst, no CORS, no email", () => {
+  it("defaults to a Cognito issuer, 256 MB, no reservation, canary rollouts, 50 rps / 100 burst, no CORS, no email, no domain", () => {
     expect(readPlantStoreConfig(contextOf({}))).toEqual({
       tokenIssuer: { kind: "cognito", domainPrefix: undefined },
       memorySizeMb: 256,
-      reservedConcurrency: 50,
+      reservedConcurrency: undefined,
+      deployment: "canary",
+      customDomain: undefined,
       throttleRateLimit: 50,
       throttleBurstLimit: 100,
       corsAllowOrigins: undefined,
@@ -26,10 +28,19 @@ describe("readPlantStoreConfig", () => {
     expect(fromCli.memorySizeMb).toBe(1024);
   });
 
-  it("reserves no concurrency when told none", () => {
+  it("reserves concurrency only when told a number", () => {
+    expect(readPlantStoreConfig(contextOf({ reservedConcurrency: "20" })).reservedConcurrency).toBe(20);
     expect(
       readPlantStoreConfig(contextOf({ reservedConcurrency: "none" })).reservedConcurrency,
     ).toBeUndefined();
+  });
+
+  it("rolls out all at once when told so, and refuses other styles", () => {
+    expect(readPlantStoreConfig(contextOf({ deployment: "all-at-once" })).deployment).toBe("all-at-once");
+    expect(readPlantStoreConfig(contextOf({ deployment: "canary" })).deployment).toBe("canary");
+    expect(() => readPlantStoreConfig(contextOf({ deployment: "linear" }))).toThrow(
+      'Context "deployment" must be canary or all-at-once, got "linear"',
+    );
   });
 
   it.each([
@@ -94,8 +105,11 @@ describe("readPlantStoreConfig", () => {
 
     it("needs an audience or client ids, so tokens for other APIs fail", () => {
       expect(() => readPlantStoreConfig(contextOf({ issuer: "https://idp.example.com" }))).toThrow(
-        /"audience".*"clientIds"/,
+        /"issuer" needs "audience" .* or "clientIds" .*: without either, tokens the issuer signs for other/,
       );
+      expect(() =>
+        readPlantStoreConfig(contextOf({ issuer: "https://idp.example.com", audience: " ", clientIds: "" })),
+      ).toThrow(/"issuer" needs "audience"/);
     });
 
     it("needs https URLs", () => {
@@ -115,6 +129,42 @@ describe("readPlantStoreConfig", () => {
           contextOf({ issuer: "https://idp.example.com", audience: "x", cognitoDomainPrefix: "plants" }),
         ),
       ).toThrow(/cognitoDomainPrefix/);
+    });
+  });
+
+  describe("with a custom domain", () => {
+    const certificateArn =
+      "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789";
+
+    it("reads the domain, certificate and hosted zone", () => {
+      expect(
+        readPlantStoreConfig(
+          contextOf({
+            domainName: "plants.example.com",
+            certificateArn,
+            hostedZoneId: "Z0123456789ABCDEFGHIJ",
+          }),
+        ).customDomain,
+      ).toEqual({ domainName: "plants.example.com", certificateArn, hostedZoneId: "Z0123456789ABCDEFGHIJ" });
+      expect(
+        readPlantStoreConfig(contextOf({ domainName: "plants.example.com", certificateArn })).customDomain,
+      ).toEqual({ domainName: "plants.example.com", certificateArn, hostedZoneId: undefined });
+    });
+
+    it.each([
+      [{ certificateArn }, 'Context "certificateArn" only applies with "domainName"'],
+      [{ hostedZoneId: "Z0123" }, 'Context "hostedZoneId" only applies with "domainName"'],
+      [{ domainName: "plants.example.com" }, 'Context "domainName" needs "certificateArn"'],
+      [{ domainName: "https://plants.example.com", certificateArn }, 'Context "domainName" must be'],
+      [{ domainName: "plants", certificateArn }, 'Context "domainName" must be'],
+      [{ domainName: "Plants.Example.com", certificateArn }, 'Context "domainName" must be'],
+      [{ domainName: "plants.example.com", certificateArn: "0a1b2c3d" }, 'Context "certificateArn" must be'],
+      [
+        { domainName: "plants.example.com", certificateArn, hostedZoneId: "example.com" },
+        'Context "hostedZoneId" must be',
+      ],
+    ])("refuses %j", (context, message) => {
+      expect(() => readPlantStoreConfig(contextOf(context))).toThrow(message);
     });
   });
 

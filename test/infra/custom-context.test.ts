@@ -1,9 +1,12 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
-import { onlyResource, synthesizePlantStore } from "./synthesize.ts";
+import { onlyLogicalId, onlyResource, synthesisError, synthesizePlantStore } from "./synthesize.ts";
 
-// Every context option set away from its default, with a bring-your-own OIDC issuer.
+const CERTIFICATE_ARN = "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789";
+
+// Every context option set away from its default, with a bring-your-own OIDC issuer and a custom domain
+// whose DNS record is left to the user.
 const { template, nagFindings } = synthesizePlantStore({
   stackName: "PlantStoreStaging",
   issuer: "https://login.example.com/tenant",
@@ -16,6 +19,9 @@ const { template, nagFindings } = synthesizePlantStore({
   throttleBurstLimit: "20",
   corsAllowOrigins: "https://app.example.com, https://admin.example.com",
   alarmEmail: "ops@example.com",
+  deployment: "all-at-once",
+  domainName: "plants.example.com",
+  certificateArn: CERTIFICATE_ARN,
 });
 
 describe("with a bring-your-own issuer", () => {
@@ -105,6 +111,64 @@ describe("with an alarm email", () => {
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }]);
     }
+  });
+});
+
+describe("with deployment=all-at-once", () => {
+  it("still rolls out through CodeDeploy, moving all traffic at once", () => {
+    template.hasResourceProperties("AWS::CodeDeploy::DeploymentGroup", {
+      DeploymentConfigName: "CodeDeployDefault.LambdaAllAtOnce",
+    });
+    template.hasResource("AWS::Lambda::Alias", {
+      UpdatePolicy: { CodeDeployLambdaAliasUpdate: Match.anyValue() },
+    });
+  });
+});
+
+describe("with a custom domain and no hosted zone", () => {
+  const domainNameId = onlyLogicalId(template, "AWS::ApiGatewayV2::DomainName");
+
+  it("serves the API on the domain with the given certificate, TLS 1.2, regional", () => {
+    expect(onlyResource(template, "AWS::ApiGatewayV2::DomainName")).toEqual({
+      DomainName: "plants.example.com",
+      DomainNameConfigurations: [
+        { CertificateArn: CERTIFICATE_ARN, EndpointType: "REGIONAL", SecurityPolicy: "TLS_1_2" },
+      ],
+    });
+  });
+
+  it("maps the domain's root to the $default stage, once the stage exists", () => {
+    const stageId = onlyLogicalId(template, "AWS::ApiGatewayV2::Stage");
+    template.hasResource("AWS::ApiGatewayV2::ApiMapping", {
+      Properties: {
+        ApiId: { Ref: onlyLogicalId(template, "AWS::ApiGatewayV2::Api") },
+        DomainName: { Ref: domainNameId },
+        Stage: "$default",
+      },
+      DependsOn: Match.arrayWith([stageId]),
+    });
+    expect(onlyResource(template, "AWS::ApiGatewayV2::ApiMapping")).not.toHaveProperty("ApiMappingKey");
+  });
+
+  it("names the custom URL and the target the DNS record must point to, and creates no record", () => {
+    template.hasOutput(OUTPUT_KEYS.apiUrl, { Value: "https://plants.example.com/plants" });
+    template.hasOutput(OUTPUT_KEYS.customDomainTarget, {
+      Value: { "Fn::GetAtt": [domainNameId, "RegionalDomainName"] },
+    });
+    template.resourceCountIs("AWS::Route53::RecordSet", 0);
+  });
+});
+
+describe("context refused at synth", () => {
+  it.each([
+    [{ issuer: "https://login.example.com/tenant" }, /"issuer" needs "audience" .* or "clientIds"/],
+    [{ certificateArn: CERTIFICATE_ARN }, /"certificateArn" only applies with "domainName"/],
+    [{ hostedZoneId: "Z0123456789ABC" }, /"hostedZoneId" only applies with "domainName"/],
+    [{ domainName: "plants.example.com" }, /"domainName" needs "certificateArn"/],
+    [{ deployment: "blue-green" }, /"deployment" must be canary or all-at-once/],
+    [{ reservedConcurrency: "0" }, /"reservedConcurrency" must be an integer from 1/],
+  ])("%j", (context, message) => {
+    expect(synthesisError(context).message).toMatch(message);
   });
 });
 

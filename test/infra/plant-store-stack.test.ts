@@ -2,9 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
+import { INIT_DURATION_QUERY } from "../../infra/dashboard.ts";
 import { FUNCTION_TIMEOUT, STORE_DEADLINE } from "../../infra/plant-store-stack.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
-import { onlyResource, synthesizePlantStore } from "./synthesize.ts";
+import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
+import { onlyLogicalId, onlyResource, synthesizePlantStore } from "./synthesize.ts";
 
 const { template, nagFindings, handlerAssetDirectory } = synthesizePlantStore();
 
@@ -12,23 +14,33 @@ const tableRef = { Ref: Match.stringLikeRegexp("^PlantsTable") };
 const userPoolRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPool[0-9A-F]+$") };
 const clientRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPoolMachineClient") };
 
-function logicalIdOf(type: string): string {
-  const ids = Object.keys(template.findResources(type));
-  if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one ${type}, found ${ids.length}`);
-  return ids[0];
+const handlerRef = { Ref: onlyLogicalId(template, "AWS::Lambda::Function") };
+const aliasId = onlyLogicalId(template, "AWS::Lambda::Alias");
+const versionId = onlyLogicalId(template, "AWS::Lambda::Version");
+
+/** The logical id of the one resource of `type` whose logical id starts with `prefix`. */
+function resourceLogicalId(type: string, prefix: string): string {
+  const matches = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  if (matches.length !== 1 || matches[0] === undefined) {
+    throw new Error(`Expected one ${type} named ${prefix}*, found ${matches.length}`);
+  }
+  return matches[0];
 }
 
 describe("the handler function", () => {
   const handler = onlyResource(template, "AWS::Lambda::Function");
 
-  it("runs the ESM bundle on Node 24, ARM64, with 256 MB and a capped concurrency", () => {
+  it("runs the ESM bundle on Node 24, ARM64, with 256 MB", () => {
     expect(handler).toMatchObject({
       Runtime: "nodejs24.x",
       Architectures: ["arm64"],
       Handler: "index.handler",
       MemorySize: 256,
-      ReservedConcurrentExecutions: 50,
     });
+  });
+
+  it("reserves no concurrency, which accounts with a quota below 150 would refuse", () => {
+    expect(handler).not.toHaveProperty("ReservedConcurrentExecutions");
   });
 
   it("times out well after the store deadline", () => {
@@ -80,7 +92,7 @@ describe("the handler function", () => {
 
   it("is bundled as minified ESM with an external source map without sources", () => {
     const bundle = readFileSync(join(handlerAssetDirectory, "index.mjs"), "utf8");
-    expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\s*\}/);
+    expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}/);
     expect(bundle).toContain("//# sourceMappingURL=index.mjs.map");
     expect(bundle.split("\n").length).toBeLessThan(20);
     const sourceMap = JSON.parse(readFileSync(join(handlerAssetDirectory, "index.mjs.map"), "utf8"));
@@ -91,7 +103,8 @@ describe("the handler function", () => {
 });
 
 describe("the handler's permissions", () => {
-  const role = onlyResource(template, "AWS::IAM::Role");
+  const role = template.findResources("AWS::IAM::Role")[resourceLogicalId("AWS::IAM::Role", "HandlerRole")]
+    ?.Properties as Record<string, unknown>;
   const policy = onlyResource(template, "AWS::IAM::Policy");
   const statements = (policy.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
 
@@ -142,15 +155,24 @@ describe("the table", () => {
 });
 
 describe("the HTTP API", () => {
-  it("has the single route POST /plants, proxied to the handler with payload format 2.0", () => {
+  it("has the single route POST /plants, proxied to the live alias with payload format 2.0", () => {
     const route = onlyResource(template, "AWS::ApiGatewayV2::Route");
     expect(route.RouteKey).toBe("POST /plants");
     // Authorization happens in the handler (see the APIG4 acknowledgement).
     expect(route.AuthorizationType).toBe("NONE");
-    template.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
+    expect(onlyResource(template, "AWS::ApiGatewayV2::Integration")).toMatchObject({
       IntegrationType: "AWS_PROXY",
       PayloadFormatVersion: "2.0",
-      IntegrationUri: { "Fn::GetAtt": [logicalIdOf("AWS::Lambda::Function"), "Arn"] },
+      // Ref of an alias is its ARN.
+      IntegrationUri: { Ref: aliasId },
+    });
+  });
+
+  it("may invoke the live alias only", () => {
+    expect(onlyResource(template, "AWS::Lambda::Permission")).toMatchObject({
+      Action: "lambda:InvokeFunction",
+      FunctionName: { Ref: aliasId },
+      Principal: "apigateway.amazonaws.com",
     });
   });
 
@@ -272,6 +294,18 @@ describe("the alarms", () => {
     template.resourceCountIs("AWS::SNS::Topic", 0);
   });
 
+  it("count the function's errors for the version the live alias points to", () => {
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "AWS/Lambda",
+      MetricName: "Errors",
+      Dimensions: [
+        { Name: "ExecutedVersion", Value: { "Fn::GetAtt": [versionId, "Version"] } },
+        { Name: "FunctionName", Value: handlerRef },
+        { Name: "Resource", Value: { "Fn::Join": ["", [handlerRef, ":live"]] } },
+      ],
+    });
+  });
+
   it("count throttled PutItem and GetItem even when only one of them has data", () => {
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       Metrics: Match.arrayWith([
@@ -292,8 +326,13 @@ describe("the alarms", () => {
 });
 
 describe("the outputs", () => {
-  it("give the API URL, token endpoint, client, pool, table and log groups", () => {
-    expect(Object.keys(template.findOutputs("*")).sort()).toEqual(Object.values(OUTPUT_KEYS).sort());
+  it("give the API URL, token endpoint, client, pool, table, log groups and dashboard", () => {
+    const customDomainOnly: string[] = [OUTPUT_KEYS.customDomainTarget];
+    expect(Object.keys(template.findOutputs("*")).sort()).toEqual(
+      Object.values(OUTPUT_KEYS)
+        .filter((key) => !customDomainOnly.includes(key))
+        .sort(),
+    );
     template.hasOutput(OUTPUT_KEYS.apiUrl, {
       Value: {
         "Fn::Join": ["", [{ "Fn::GetAtt": [Match.stringLikeRegexp("^Api"), "ApiEndpoint"] }, "/plants"]],
@@ -336,6 +375,161 @@ describe("the outputs", () => {
       },
     });
     expect(JSON.stringify(template.findOutputs("*"))).not.toContain('"ClientSecret"]');
+  });
+});
+
+describe("the rollout", () => {
+  const alias = onlyResource(template, "AWS::Lambda::Alias");
+  const deploymentGroup = onlyResource(template, "AWS::CodeDeploy::DeploymentGroup");
+
+  it("points the alias live at the version this deploy publishes", () => {
+    expect(alias).toEqual({
+      FunctionName: handlerRef,
+      FunctionVersion: { "Fn::GetAtt": [versionId, "Version"] },
+      Name: "live",
+    });
+    expect(onlyResource(template, "AWS::Lambda::Version")).toEqual({ FunctionName: handlerRef });
+  });
+
+  it("moves the alias through CodeDeploy, not at once", () => {
+    template.hasResource("AWS::Lambda::Alias", {
+      UpdatePolicy: {
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
+          DeploymentGroupName: { Ref: onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup") },
+        },
+      },
+    });
+    template.hasResourceProperties("AWS::CodeDeploy::Application", { ComputePlatform: "Lambda" });
+  });
+
+  it("sends 10% of the traffic to the new version for 5 minutes by default", () => {
+    expect(deploymentGroup.DeploymentConfigName).toBe("CodeDeployDefault.LambdaCanary10Percent5Minutes");
+  });
+
+  it("rolls back when the function's errors or the API's 5xx alarm fire, or the deployment fails", () => {
+    const alarmRef = (prefix: string) => ({
+      Ref: expect.stringMatching(new RegExp(`^Alarms${prefix}[0-9A-F]{8}$`)),
+    });
+    expect(deploymentGroup.AlarmConfiguration).toEqual({
+      Alarms: [{ Name: alarmRef("FunctionErrors") }, { Name: alarmRef("Api5xx") }],
+      Enabled: true,
+    });
+    expect(deploymentGroup.AutoRollbackConfiguration).toEqual({
+      Enabled: true,
+      Events: ["DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYMENT_STOP_ON_ALARM"],
+    });
+  });
+});
+
+/**
+ * The dashboard body as CloudWatch will read it, with each CloudFormation reference written as
+ * `ref:<logical id>` or `getatt:<logical id>.<attribute>`.
+ */
+function dashboardWidgets(): { type: string; properties: Record<string, unknown> }[] {
+  const body = onlyResource(template, "AWS::CloudWatch::Dashboard").DashboardBody as {
+    "Fn::Join": [string, unknown[]];
+  };
+  const text = body["Fn::Join"][1]
+    .map((part) => {
+      if (typeof part === "string") return part;
+      const reference = part as { Ref?: string; "Fn::GetAtt"?: [string, string] };
+      if (reference.Ref !== undefined) return `ref:${reference.Ref}`;
+      if (reference["Fn::GetAtt"] !== undefined) return `getatt:${reference["Fn::GetAtt"].join(".")}`;
+      throw new Error(`Unexpected token in the dashboard body: ${JSON.stringify(part)}`);
+    })
+    .join("");
+  return JSON.parse(text).widgets;
+}
+
+describe("the dashboard", () => {
+  const widgets = dashboardWidgets();
+  /** [namespace, metric name, dimension name, dimension value, ...] of every graphed metric, options dropped. */
+  const graphedMetrics = widgets.flatMap((widget) =>
+    ((widget.properties.metrics ?? []) as unknown[][]).map((line) =>
+      line.filter((item) => typeof item === "string"),
+    ),
+  );
+  const stats = widgets.flatMap((widget) =>
+    ((widget.properties.metrics ?? []) as unknown[][]).map((line) => (line.at(-1) as { stat?: string }).stat),
+  );
+
+  it("graphs every business metric of the function, by the function's name", () => {
+    for (const metricName of METRIC_NAMES) {
+      expect(graphedMetrics).toContainEqual([
+        METRICS_NAMESPACE,
+        metricName,
+        METRICS_DIMENSION,
+        `ref:${handlerRef.Ref}`,
+      ]);
+    }
+  });
+
+  it("graphs API requests, 4xx, 5xx and latency, function duration, errors, throttles and concurrency", () => {
+    const apiId = `ref:${onlyLogicalId(template, "AWS::ApiGatewayV2::Api")}`;
+    const functionName = `ref:${handlerRef.Ref}`;
+    for (const metricName of ["Count", "4xx", "5xx", "Latency", "IntegrationLatency"]) {
+      expect(graphedMetrics).toContainEqual(["AWS/ApiGateway", metricName, "ApiId", apiId]);
+    }
+    for (const metricName of ["Duration", "Invocations", "Errors", "Throttles", "ConcurrentExecutions"]) {
+      expect(graphedMetrics).toContainEqual(["AWS/Lambda", metricName, "FunctionName", functionName]);
+    }
+    expect(stats).toEqual(expect.arrayContaining(["p50", "p99"]));
+  });
+
+  it("graphs the table's consumed writes and throttled PutItem and GetItem", () => {
+    const tableName = `ref:${onlyLogicalId(template, "AWS::DynamoDB::Table")}`;
+    expect(graphedMetrics).toContainEqual([
+      "AWS/DynamoDB",
+      "ConsumedWriteCapacityUnits",
+      "TableName",
+      tableName,
+    ]);
+    for (const operation of ["PutItem", "GetItem"]) {
+      expect(graphedMetrics).toContainEqual([
+        "AWS/DynamoDB",
+        "ThrottledRequests",
+        "Operation",
+        operation,
+        "TableName",
+        tableName,
+      ]);
+    }
+  });
+
+  it("queries cold-start init durations from the function's REPORT records in its own log group", () => {
+    const logWidgets = widgets.filter((widget) => widget.type === "log");
+    expect(logWidgets).toHaveLength(1);
+    const handlerLogGroup = resourceLogicalId("AWS::Logs::LogGroup", "HandlerLogGroup");
+    expect(logWidgets[0]?.properties.query).toBe(`SOURCE 'ref:${handlerLogGroup}' | ${INIT_DURATION_QUERY}`);
+    expect(INIT_DURATION_QUERY).toMatch(/filter type = "platform\.report"/);
+    expect(INIT_DURATION_QUERY).toMatch(/pct\(record\.metrics\.initDurationMs, 99\)/);
+  });
+
+  it("shows the state of every alarm", () => {
+    const alarmWidget = widgets.find((widget) => widget.type === "alarm");
+    const alarmIds = Object.keys(template.findResources("AWS::CloudWatch::Alarm"));
+    expect(((alarmWidget?.properties.alarms ?? []) as string[]).sort()).toEqual(
+      alarmIds.map((id) => `getatt:${id}.Arn`).sort(),
+    );
+  });
+
+  it("is linked from the outputs", () => {
+    template.hasOutput(OUTPUT_KEYS.dashboardUrl, {
+      Value: {
+        "Fn::Join": [
+          "",
+          [
+            "https://",
+            { Ref: "AWS::Region" },
+            ".console.aws.amazon.com/cloudwatch/home?region=",
+            { Ref: "AWS::Region" },
+            "#dashboards:name=",
+            { Ref: onlyLogicalId(template, "AWS::CloudWatch::Dashboard") },
+          ],
+        ],
+      },
+    });
   });
 });
 

@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
+import { afterAll } from "vitest";
 import { addPlantStore } from "../../infra/plant-store-app.ts";
 
 const cdkJson = JSON.parse(readFileSync(new URL("../../cdk.json", import.meta.url), "utf8")) as {
@@ -13,16 +15,30 @@ export interface SynthesizedPlantStore {
   readonly template: Template;
   /** Unacknowledged cdk-nag AwsSolutions findings (errors and warnings). */
   readonly nagFindings: { ruleName: string; severity: string; paths: (string | undefined)[] }[];
-  /** The directory the handler was bundled into. */
+  /** The directory the handler was bundled into; removed after the file's tests. */
   readonly handlerAssetDirectory: string;
 }
 
 /**
  * Synthesizes the app the way `cdk synth` does (cdk.json's feature flags plus `context`), bundling the real
- * handler. Synthesis itself throws on any unacknowledged cdk-nag finding.
+ * handler, into a temporary directory that is removed after the calling file's tests (call it at the top
+ * level of a test file or of a describe block). Synthesis itself throws on any unacknowledged cdk-nag finding.
  */
 export function synthesizePlantStore(context: Record<string, string> = {}): SynthesizedPlantStore {
-  const app = new App({ context: { ...cdkJson.context, ...context } });
+  const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+  const removeOutdir = () => rmSync(outdir, { recursive: true, force: true });
+  try {
+    const synthesized = synthesizeInto(outdir, context);
+    afterAll(removeOutdir);
+    return synthesized;
+  } catch (error) {
+    removeOutdir();
+    throw error;
+  }
+}
+
+function synthesizeInto(outdir: string, context: Record<string, string>): SynthesizedPlantStore {
+  const app = new App({ outdir, context: { ...cdkJson.context, ...context } });
   const stack = addPlantStore(app);
   const assembly = app.synth();
   const nagFindings = new AwsSolutionsChecks().validateScope(app).violations.map((violation) => ({
@@ -38,6 +54,20 @@ export function synthesizePlantStore(context: Record<string, string> = {}): Synt
   return { template, nagFindings, handlerAssetDirectory: join(assembly.directory, assetDirectories[0]) };
 }
 
+/** The error that building the app with `context` throws (a context check fails before any bundling). */
+export function synthesisError(context: Record<string, string>): Error {
+  const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+  try {
+    addPlantStore(new App({ outdir, context: { ...cdkJson.context, ...context } }));
+  } catch (error) {
+    if (error instanceof Error) return error;
+    throw error;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+  throw new Error(`The app was built with ${JSON.stringify(context)}, which should have been refused`);
+}
+
 type Resources = Record<string, { Properties: Record<string, unknown> }>;
 
 /** The one resource of `type`; fails when there are none or several. */
@@ -47,4 +77,11 @@ export function onlyResource(template: Template, type: string): Record<string, u
     throw new Error(`Expected one ${type}, found ${resources.length}`);
   }
   return resources[0].Properties;
+}
+
+/** The logical id of the one resource of `type`. */
+export function onlyLogicalId(template: Template, type: string): string {
+  const ids = Object.keys(template.findResources(type));
+  if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one ${type}, found ${ids.length}`);
+  return ids[0];
 }

@@ -1,0 +1,142 @@
+import { Duration, Stack } from "aws-cdk-lib";
+import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IAlarm,
+  type IMetric,
+  LogQueryVisualizationType,
+  LogQueryWidget,
+  Metric,
+} from "aws-cdk-lib/aws-cloudwatch";
+import { Operation, type Table } from "aws-cdk-lib/aws-dynamodb";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { ILogGroup } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../lambda/metrics.ts";
+
+export interface PlantStoreDashboardProps {
+  readonly api: HttpApi;
+  readonly handler: IFunction;
+  readonly handlerLogGroup: ILogGroup;
+  readonly table: Table;
+  readonly alarms: IAlarm[];
+}
+
+const PERIOD = Duration.minutes(1);
+const WIDTH = 8;
+const HEIGHT = 6;
+
+/**
+ * Logs Insights over the function's JSON log: Lambda reports a cold start's init duration only in the
+ * platform.report record of the first invocation, not as a CloudWatch metric.
+ */
+export const INIT_DURATION_QUERY = [
+  `filter type = "platform.report" and ispresent(record.metrics.initDurationMs)`,
+  `stats count() as coldStarts, pct(record.metrics.initDurationMs, 50) as p50, ` +
+    `pct(record.metrics.initDurationMs, 99) as p99, max(record.metrics.initDurationMs) as max by bin(5m)`,
+].join("\n| ");
+
+/** One page for the whole stack: traffic and answers, latency, the function, the business metrics, the table. */
+export class PlantStoreDashboard extends Construct {
+  readonly dashboard: Dashboard;
+  /** The dashboard in the CloudWatch console of the stack's region. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: PlantStoreDashboardProps) {
+    super(scope, id);
+    const { api, handler, table } = props;
+    const region = Stack.of(this).region;
+
+    this.dashboard = new Dashboard(this, "Dashboard", {
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [
+          graph("API requests and errors", [
+            api.metricCount({ period: PERIOD, statistic: "Sum", label: "requests" }),
+            api.metricClientError({ period: PERIOD, label: "4xx" }),
+            api.metricServerError({ period: PERIOD, label: "5xx" }),
+          ]),
+          graph("API latency (ms)", [
+            api.metricLatency({ period: PERIOD, statistic: "p50", label: "API p50" }),
+            api.metricLatency({ period: PERIOD, statistic: "p99", label: "API p99" }),
+            api.metricIntegrationLatency({ period: PERIOD, statistic: "p50", label: "integration p50" }),
+            api.metricIntegrationLatency({ period: PERIOD, statistic: "p99", label: "integration p99" }),
+          ]),
+          new AlarmStatusWidget({ title: "Alarms", alarms: props.alarms, width: WIDTH, height: HEIGHT }),
+        ],
+        [
+          graph("Function duration (ms)", [
+            handler.metricDuration({ period: PERIOD, statistic: "p50", label: "p50" }),
+            handler.metricDuration({ period: PERIOD, statistic: "p99", label: "p99" }),
+            handler.metricDuration({ period: PERIOD, statistic: "Maximum", label: "max" }),
+          ]),
+          new LogQueryWidget({
+            title: "Cold starts: init duration (ms) from the function's REPORT records",
+            logGroupNames: [props.handlerLogGroup.logGroupName],
+            queryString: INIT_DURATION_QUERY,
+            view: LogQueryVisualizationType.TABLE,
+            width: WIDTH,
+            height: HEIGHT,
+          }),
+          graph("Function invocations, errors, throttles", [
+            handler.metricInvocations({ period: PERIOD, label: "invocations" }),
+            handler.metricErrors({ period: PERIOD, label: "errors" }),
+            handler.metricThrottles({ period: PERIOD, label: "throttles" }),
+          ]),
+        ],
+        [
+          graph("Concurrent executions (max)", [
+            handler.metric("ConcurrentExecutions", {
+              period: PERIOD,
+              statistic: "Maximum",
+              label: "function",
+            }),
+            new Metric({
+              namespace: "AWS/Lambda",
+              metricName: "ConcurrentExecutions",
+              period: PERIOD,
+              statistic: "Maximum",
+              label: "account, all functions",
+            }),
+          ]),
+          graph(
+            "Outcomes (business metrics, per minute)",
+            METRIC_NAMES.map(
+              (metricName) =>
+                new Metric({
+                  namespace: METRICS_NAMESPACE,
+                  metricName,
+                  dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
+                  period: PERIOD,
+                  statistic: "Sum",
+                  label: metricName,
+                }),
+            ),
+          ),
+          graph("DynamoDB writes and throttles", [
+            table.metricConsumedWriteCapacityUnits({ period: PERIOD, label: "consumed write units" }),
+            table.metricConsumedReadCapacityUnits({ period: PERIOD, label: "consumed read units" }),
+            table.metricThrottledRequestsForOperation(Operation.PUT_ITEM, {
+              period: PERIOD,
+              label: "throttled PutItem",
+            }),
+            table.metricThrottledRequestsForOperation(Operation.GET_ITEM, {
+              period: PERIOD,
+              label: "throttled GetItem",
+            }),
+          ]),
+        ],
+      ],
+    });
+
+    this.url =
+      `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}` +
+      `#dashboards:name=${this.dashboard.dashboardName}`;
+  }
+}
+
+function graph(title: string, metrics: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, left: metrics, width: WIDTH, height: HEIGHT });
+}
