@@ -38,8 +38,13 @@ function requireJsonMediaType(contentType: string | undefined): void {
   }
 }
 
+/** More problems than this are counted, not listed: a body of 1,700 unknown keys answers in a line. */
+const MAX_LISTED_PROBLEMS = 10;
+
 function describeSchemaErrors(errors: SchemaError[]): string {
-  return errors.map(describeSchemaError).join("; ");
+  const listed = errors.slice(0, MAX_LISTED_PROBLEMS).map(describeSchemaError).join("; ");
+  const more = errors.length - MAX_LISTED_PROBLEMS;
+  return more > 0 ? `${listed}; and ${more} more` : listed;
 }
 
 function describeSchemaError({ instancePath, keyword, params }: SchemaError): string {

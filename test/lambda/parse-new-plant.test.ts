@@ -79,6 +79,14 @@ describe("parseNewPlant", () => {
     expect(error.message).toBe(message);
   });
 
+  it("lists at most 10 problems, so that the answer stays short whatever the body", () => {
+    const keys = Array.from({ length: 1500 }, (_, index) => `"k${index}":0`);
+    const error = failure(JSON_TYPE, `{"id":1,"name":"a",${keys.join(",")}}`);
+    expect(error.message).toBe(
+      `${Array.from({ length: 10 }, (_, index) => `unknown property 'k${index}'`).join("; ")}; and 1490 more`,
+    );
+  });
+
   it("counts name lengths in characters, not UTF-16 units", () => {
     const name = "🌿".repeat(256);
     expect(parseNewPlant(JSON_TYPE, JSON.stringify({ id: 1, name })).name).toBe(name);
