@@ -1,6 +1,9 @@
 /**
  * The local run: the deployable bundle behind an HTTP server that stands in for API Gateway, on the
  * embedded DynamoDB (dynalite, LevelDB files under the data dir) or on another DynamoDB endpoint.
+ * Like the stack's HTTP API it has one route, POST /plants, answers API Gateway's own 404 elsewhere and
+ * its own 500 when the function fails, and never refuses a request because it is starting: the port
+ * opens once the handler is ready. One process serves a data dir at a time (see data-dir-lock.ts).
  */
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";

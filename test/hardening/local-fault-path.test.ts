@@ -3,7 +3,6 @@
  * child process, with the shipped store settings) with AWS_ENDPOINT_URL_DYNAMODB pointing at a
  * loopback DynamoDB that throttles, then hangs, then recovers. Real HTTP in, real client out.
  */
-import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { callDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
@@ -33,7 +32,7 @@ afterAll(async () => {
   await server?.stop();
   await faulty?.close();
   await dynamoDb?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  // The data dir (and the server, if a test failed before stopping it) go in local-run.ts's cleanUp.
 });
 
 async function post(body: string): Promise<{ response: Response; text: string; elapsedMs: number }> {
