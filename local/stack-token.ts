@@ -1,4 +1,4 @@
-import type { Output } from "@aws-sdk/client-cloudformation";
+import type { CloudFormationClient, Output } from "@aws-sdk/client-cloudformation";
 import { DEFAULT_STACK_NAME, OUTPUT_KEYS, WRITE_SCOPE } from "../infra/stack-outputs.ts";
 
 /** What a deployed stack's outputs say about getting a token. */
@@ -15,17 +15,36 @@ export interface TokenRequest {
 
 const TOKEN_REQUEST_TIMEOUT_MS = 10_000;
 
+export const NO_REGION_MESSAGE =
+  "no AWS region: set AWS_REGION (or a region in your AWS_PROFILE), or run `aws configure`";
+export const NO_CREDENTIALS_MESSAGE =
+  "no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run " +
+  "`aws configure` (or `aws sso login`)";
+
+/** The part of an SDK client's resolved configuration that says where and as whom it calls. */
+export interface ClientIdentityConfig {
+  region: () => Promise<string>;
+  credentials: () => Promise<unknown>;
+}
+
 /**
  * A `plants/write` access token for the stack's Cognito app client, fetched with the caller's default AWS
  * credentials: the stack outputs name the pool, client and token endpoint; the secret is read from Cognito.
  */
 export async function fetchStackToken(stackName = DEFAULT_STACK_NAME, region?: string): Promise<string> {
+  // The SDK's notice that its releases after January 2027 need Node 22 is about upgrading the SDK, which
+  // this project pins; on a developer's Node 20 it would bury the one line this command prints.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   // Loaded on use: importing this module for its pure helpers should not load two AWS SDK clients.
-  const { CognitoIdentityProviderClient, DescribeUserPoolClientCommand } = await import(
-    "@aws-sdk/client-cognito-identity-provider"
-  );
+  const [{ CloudFormationClient }, { CognitoIdentityProviderClient, DescribeUserPoolClientCommand }] =
+    await Promise.all([
+      import("@aws-sdk/client-cloudformation"),
+      import("@aws-sdk/client-cognito-identity-provider"),
+    ]);
   const clientConfig = region === undefined ? {} : { region };
-  const outputs = await describeStackOutputs(stackName, clientConfig);
+  const cloudFormation = new CloudFormationClient(clientConfig);
+  await requireRegionAndCredentials(cloudFormation.config);
+  const outputs = await describeStackOutputs(cloudFormation, stackName);
   const issuer = tokenIssuerOutputsFrom(stackName, outputs);
 
   const described = await new CognitoIdentityProviderClient(clientConfig).send(
@@ -44,12 +63,34 @@ export async function fetchStackToken(stackName = DEFAULT_STACK_NAME, region?: s
   return accessTokenFrom(response.status, await response.text());
 }
 
-async function describeStackOutputs(stackName: string, clientConfig: { region?: string }): Promise<Output[]> {
-  const { CloudFormationClient, DescribeStacksCommand } = await import("@aws-sdk/client-cloudformation");
+/**
+ * Resolves the region and the credentials before any call, so that their absence reads as what to do
+ * rather than the SDK's "Region is missing" or "Could not load credentials from any providers".
+ */
+export async function requireRegionAndCredentials(config: ClientIdentityConfig): Promise<void> {
   try {
-    const { Stacks } = await new CloudFormationClient(clientConfig).send(
-      new DescribeStacksCommand({ StackName: stackName }),
-    );
+    await config.region();
+  } catch {
+    throw new Error(NO_REGION_MESSAGE);
+  }
+  try {
+    await config.credentials();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // Any other failure (an expired SSO session, a broken profile) says more than the hint would.
+    if (/could not load credentials from any providers/i.test(message))
+      throw new Error(NO_CREDENTIALS_MESSAGE);
+    throw new Error(`AWS credentials could not be loaded: ${message}`);
+  }
+}
+
+async function describeStackOutputs(
+  cloudFormation: CloudFormationClient,
+  stackName: string,
+): Promise<Output[]> {
+  const { DescribeStacksCommand } = await import("@aws-sdk/client-cloudformation");
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
     return Stacks?.[0]?.Outputs ?? [];
   } catch (error) {
     if (error instanceof Error && /does not exist/.test(error.message)) {

@@ -1,9 +1,17 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Output } from "@aws-sdk/client-cloudformation";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   accessTokenFrom,
   buildTokenRequest,
   fetchStackToken,
+  NO_CREDENTIALS_MESSAGE,
+  NO_REGION_MESSAGE,
+  requireRegionAndCredentials,
   tokenIssuerOutputsFrom,
 } from "../../local/stack-token.ts";
 
@@ -11,6 +19,10 @@ import {
 const aws = vi.hoisted(() => ({ describeStacks: vi.fn(), describeUserPoolClient: vi.fn() }));
 vi.mock("@aws-sdk/client-cloudformation", () => ({
   CloudFormationClient: class {
+    config = {
+      region: async () => "eu-west-1",
+      credentials: async () => ({ accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" }),
+    };
     send(command: { input: unknown }): unknown {
       return aws.describeStacks(command.input);
     }
@@ -159,4 +171,89 @@ describe("fetchStackToken", () => {
     await expect(fetchStackToken("PlantStore", "eu-west-1")).rejects.toThrow(/own issuer/);
     expect(aws.describeUserPoolClient).not.toHaveBeenCalled();
   });
+});
+
+describe("requireRegionAndCredentials", () => {
+  const credentials = async () => ({ accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" });
+  const noRegion = async (): Promise<string> => {
+    throw new Error("Region is missing");
+  };
+
+  it("passes with a region and credentials", async () => {
+    await expect(
+      requireRegionAndCredentials({ region: async () => "eu-west-1", credentials }),
+    ).resolves.toBeUndefined();
+  });
+
+  it("says what to do when the region is missing, before looking for credentials", async () => {
+    const lookForCredentials = vi.fn(credentials);
+    await expect(
+      requireRegionAndCredentials({ region: noRegion, credentials: lookForCredentials }),
+    ).rejects.toThrow(NO_REGION_MESSAGE);
+    expect(lookForCredentials).not.toHaveBeenCalled();
+  });
+
+  it("says what to do when no provider has credentials, and keeps any other reason", async () => {
+    const failingWith = (message: string) => async () => {
+      throw new Error(message);
+    };
+    await expect(
+      requireRegionAndCredentials({
+        region: async () => "eu-west-1",
+        credentials: failingWith("Could not load credentials from any providers"),
+      }),
+    ).rejects.toThrow(NO_CREDENTIALS_MESSAGE);
+    await expect(
+      requireRegionAndCredentials({
+        region: async () => "eu-west-1",
+        credentials: failingWith("The SSO session associated with this profile has expired"),
+      }),
+    ).rejects.toThrow("AWS credentials could not be loaded: The SSO session associated with this profile");
+  });
+});
+
+describe("npm run token -- --stack, without AWS configuration", () => {
+  const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+  /** The real command in a child process, with an empty HOME and no AWS_* variable; no call gets out. */
+  async function runTokenCommand(prepareHome: (home: string) => void = () => {}) {
+    const home = mkdtempSync(join(tmpdir(), "plant-store-empty-home-"));
+    try {
+      prepareHome(home);
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter(([name]) => !/^(AWS_|npm_)/i.test(name)),
+      );
+      return await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          "npm",
+          ["run", "--silent", "token", "--", "--stack"],
+          { cwd: projectRoot, env: { ...env, HOME: home }, timeout: 30_000 },
+          (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+        );
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  const sdkNoise = /Region is missing|Could not load credentials|Warning|at .*\.(js|ts):\d+/;
+
+  it("prints that the region is missing and what to do, and no SDK warning", async () => {
+    const { code, stdout, stderr } = await runTokenCommand();
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n")[0]).toBe(NO_REGION_MESSAGE);
+    expect(stderr).not.toMatch(sdkNoise);
+  }, 30_000);
+
+  it("prints that credentials are missing and what to do when only a region is configured", async () => {
+    const { code, stdout, stderr } = await runTokenCommand((home) => {
+      mkdirSync(join(home, ".aws"));
+      writeFileSync(join(home, ".aws", "config"), "[default]\nregion = eu-west-1\n");
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n")[0]).toBe(NO_CREDENTIALS_MESSAGE);
+    expect(stderr).not.toMatch(sdkNoise);
+  }, 30_000);
 });
