@@ -99,9 +99,9 @@ export async function withRetries<T>(
   for (let attemptNumber = 1; ; attemptNumber++) {
     const remaining = deadline - environment.now();
     try {
-      const result = await attempt(
-        environment.timeoutSignal(Math.max(1, Math.min(policy.attemptTimeoutMs, remaining))),
-      );
+      // Whole milliseconds: AbortSignal.timeout refuses fractions (performance.now() has them).
+      const timeoutMs = Math.max(1, Math.floor(Math.min(policy.attemptTimeoutMs, remaining)));
+      const result = await attempt(environment.timeoutSignal(timeoutMs));
       quota.refund(lastRetryCost ?? NO_RETRY_INCREMENT);
       return result;
     } catch (error) {

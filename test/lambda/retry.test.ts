@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  REAL_RETRY_ENVIRONMENT,
   RETRY_COST,
   RetriesExhaustedError,
   type RetryEnvironment,
@@ -29,6 +30,8 @@ function fakeTime(random = () => 0.5) {
       advance(ms);
     },
     timeoutSignal: (ms) => {
+      if (!Number.isInteger(ms))
+        throw new RangeError(`AbortSignal.timeout takes whole milliseconds, got ${ms}`);
       const controller = new AbortController();
       timers.push({
         at: now + ms,
@@ -156,6 +159,24 @@ describe("withRetries", () => {
     ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
     expect(timeouts).toEqual([1000, 1000, 500]);
+  });
+});
+
+describe("withRetries on real time", () => {
+  it("gives an attempt a timeout AbortSignal.timeout accepts when the deadline is nearer than the attempt timeout", async () => {
+    const signals: AbortSignal[] = [];
+    const result = await withRetries(
+      options({
+        policy: { ...policy, deadlineMs: 1000, attemptTimeoutMs: 1000 },
+        environment: REAL_RETRY_ENVIRONMENT,
+      }),
+      async (signal) => {
+        signals.push(signal);
+        return "done";
+      },
+    );
+    expect(result).toBe("done");
+    expect(signals[0]?.aborted).toBe(false);
   });
 });
 
