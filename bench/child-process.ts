@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUNDLE_OPTIONS } from "../tools/bundle-options.ts";
 
@@ -9,11 +10,15 @@ export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
  * the JSON object the child printed as its last line of stdout. Anything before it (the handler's log
  * lines) is ignored.
  */
-export async function runNodeForJson<T>(args: string[], environment: Record<string, string>): Promise<T> {
+export async function runNodeForJson<T>(
+  args: string[],
+  environment: Record<string, string>,
+  profileFolder?: string,
+): Promise<T> {
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
-      [...profilingArguments(), ...args],
+      [...profilingArguments(profileFolder), ...args],
       { cwd: PROJECT_ROOT, env: environment, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
       (error, out) => (error ? reject(error) : resolve(out)),
     );
@@ -33,8 +38,13 @@ export function typeScriptChild(file: string): string[] {
   return [...conditions, "--import", "tsx", fileURLToPath(new URL(file, import.meta.url))];
 }
 
-/** BENCH_CPU_PROF_DIR=<dir>: every child writes a V8 CPU profile there, sampled every 50 µs. */
-export function profilingArguments(): string[] {
+/**
+ * BENCH_CPU_PROF_DIR=<dir>: every child writes a V8 CPU profile there (or in `subfolder` of it, so
+ * that the profiles of one kind of process can be read together), sampled every 50 µs.
+ */
+export function profilingArguments(subfolder?: string): string[] {
   const directory = process.env.BENCH_CPU_PROF_DIR;
-  return directory ? ["--cpu-prof", `--cpu-prof-dir=${directory}`, "--cpu-prof-interval=50"] : [];
+  if (!directory) return [];
+  const folder = subfolder === undefined ? directory : join(directory, subfolder);
+  return ["--cpu-prof", `--cpu-prof-dir=${folder}`, "--cpu-prof-interval=50"];
 }

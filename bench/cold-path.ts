@@ -76,7 +76,15 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
         store.setRoundTripMs(roundTrips.storeMs);
         issuer.setRoundTripMs(roundTrips.issuerMs);
         for (const subject of rotate(setup.subjects, round)) {
-          const times = await timeFreshProcess(subject.bundlePath, environment, event, nextId++, 0);
+          const profileFolder = `cold-path/${profileLabel(roundTrips)}/${slug(subject.name)}`;
+          const times = await timeFreshProcess(
+            subject.bundlePath,
+            environment,
+            event,
+            nextId++,
+            0,
+            profileFolder,
+          );
           samples[index]?.get(subject.name)?.push(times.firstMs);
         }
       }
@@ -94,6 +102,17 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
     await Promise.all([store.close(), issuer.close()]);
     await certificates.remove();
   }
+}
+
+function profileLabel({ storeMs, issuerMs }: RoundTrips): string {
+  return `rtt-store-${storeMs}-issuer-${issuerMs}`;
+}
+
+function slug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 }
 
 /** The items starting at `by` (mod length): each round starts with another, so drift falls on all. */

@@ -58,13 +58,17 @@ export interface FreshProcessTimes {
   warmMs: number[];
 }
 
-/** One fresh process: import `bundlePath`, answer one create of `firstId`, then `warmCalls` more. */
+/**
+ * One fresh process: import `bundlePath`, answer one create of `firstId`, then `warmCalls` more. With
+ * BENCH_CPU_PROF_DIR set, its profile goes to `profileFolder` there.
+ */
 export function timeFreshProcess(
   bundlePath: string,
   environment: Record<string, string>,
   eventJson: string,
   firstId: number,
   warmCalls: number,
+  profileFolder?: string,
 ): Promise<FreshProcessTimes> {
   const args = [
     "--input-type=module",
@@ -75,7 +79,7 @@ export function timeFreshProcess(
     String(firstId),
     String(warmCalls),
   ];
-  return runNodeForJson<FreshProcessTimes>(args, environment);
+  return runNodeForJson<FreshProcessTimes>(args, environment, profileFolder);
 }
 
 export async function measureFirstInvocation(setup: FirstInvocationSetup): Promise<FirstInvocationResult> {

@@ -55,7 +55,7 @@ if (otherNode !== undefined) process.exit(await runOnNode(otherNode, "./run.ts",
 
 const settings = {
   importRounds: count("BENCH_IMPORT_ROUNDS", 40),
-  coldPathRounds: count("BENCH_COLD_ROUNDS", 12),
+  coldPathRounds: count("BENCH_COLD_ROUNDS", 15),
   roundTrips: {
     storeMs: milliseconds("BENCH_STORE_RTT_MS", 5),
     issuerMs: milliseconds("BENCH_ISSUER_RTT_MS", 20),
