@@ -34,13 +34,15 @@ const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let harness: Harness;
 let token: string;
 let localBundleDirectory: string;
+let deployedAssemblyDirectory: string;
 const bundles: Record<"deployed" | "local", string> = { deployed: "", local: "" };
 
 beforeAll(async () => {
   silenceRequestLogs();
   harness = await startHarness();
   token = await harness.issuer.mint();
-  bundles.deployed = join(deployedBundleDirectory(), "index.mjs");
+  deployedAssemblyDirectory = await mkdtemp(join(tmpdir(), "plant-store-synth-"));
+  bundles.deployed = join(deployedBundleDirectory(deployedAssemblyDirectory), "index.mjs");
   localBundleDirectory = await mkdtemp(join(tmpdir(), "plant-store-bundle-"));
   bundles.local = join(localBundleDirectory, "index.mjs");
   await build({
@@ -53,12 +55,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  if (localBundleDirectory) await rm(localBundleDirectory, { recursive: true, force: true });
+  for (const directory of [localBundleDirectory, deployedAssemblyDirectory]) {
+    if (directory) await rm(directory, { recursive: true, force: true });
+  }
 });
 
 /** The asset NodejsFunction builds with the project's bundling, as `cdk synth` builds the stack's. */
-function deployedBundleDirectory(): string {
-  const app = new App();
+function deployedBundleDirectory(outdir: string): string {
+  const app = new App({ outdir });
   new NodejsFunction(new Stack(app, "BundlingCheck"), "Handler", {
     entry: HANDLER_ENTRY,
     handler: HANDLER_EXPORT,
