@@ -99,9 +99,10 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
 
   const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
     const payload = JSON.stringify(input);
+    // Outside the try: a signing failure is a bug (a 500), not a fault of DynamoDB's to retry.
+    const headers = await signedDynamoDbHeaders(endpoint, settings, operation, payload);
     let answer: OutboundResponse;
     try {
-      const headers = await signedDynamoDbHeaders(endpoint, settings, operation, payload);
       answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
     } catch (error) {
       throw new TransientDynamoDbError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
