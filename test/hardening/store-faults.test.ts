@@ -260,6 +260,31 @@ describe("retries as the AWS SDKs' standard mode", () => {
     expect(putAttempts()).toBe(5);
   });
 
+  test("backoff is full jitter over 25 ms × 2ⁿ, and the deadline bounds the attempts (on fake time)", async () => {
+    faulty.script([], "throttle");
+    let now = 0;
+    const sleeps: number[] = [];
+    const store = freshStore({
+      maxAttempts: 100,
+      retryEnvironment: {
+        now: () => now,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          now += ms;
+        },
+        timeoutSignal: (ms) => AbortSignal.timeout(ms),
+        random: () => 0.999,
+      },
+    });
+    await expect(store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).rejects.toThrow(
+      DependencyUnavailableError,
+    );
+    // 0.999 × 25 × 2ⁿ: the seventh wait (1598.4 ms) would end past the 3 s deadline, so there is none.
+    expect(sleeps).toEqual([24.975, 49.95, 99.9, 199.8, 399.6, 799.2]);
+    expect(putAttempts()).toBe(7);
+    expect(now).toBeLessThan(DEFAULT_STORE_DEADLINE_MS);
+  });
+
   test("200 concurrent requests make at most 3 attempts each; once the quota is spent, later ones make 1", async () => {
     faulty.script([], "throttle");
     const store = freshStore();
