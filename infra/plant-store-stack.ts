@@ -153,7 +153,7 @@ export class PlantStoreStack extends Stack {
       table,
       alarmEmail: config.alarmEmail,
     });
-    new SafeRollout(this, "Rollout", {
+    const rollout = new SafeRollout(this, "Rollout", {
       alias: liveAlias,
       deployment: config.deployment,
       rollbackAlarms: [alarms.functionErrors, alarms.api5xx],
@@ -186,6 +186,13 @@ export class PlantStoreStack extends Stack {
       });
     }
     new CfnOutput(this, OUTPUT_KEYS.dashboardUrl, { value: dashboard.url });
+    new CfnOutput(this, OUTPUT_KEYS.deploymentApplication, {
+      value: rollout.deploymentGroup.application.applicationName,
+    });
+    new CfnOutput(this, OUTPUT_KEYS.deploymentGroup, {
+      value: rollout.deploymentGroup.deploymentGroupName,
+      description: "The CodeDeploy deployment group that moves the live alias from version to version",
+    });
     new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
     new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
     new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: functionLogGroup.logGroupName });

@@ -9,6 +9,8 @@ export const OUTPUT_KEYS = {
   /** Only with a custom domain whose DNS record the stack does not create. */
   customDomainTarget: "CustomDomainTarget",
   dashboardUrl: "DashboardUrl",
+  deploymentApplication: "DeploymentApplication",
+  deploymentGroup: "DeploymentGroup",
   tokenEndpoint: "TokenEndpoint",
   clientId: "ClientId",
   userPoolId: "UserPoolId",

@@ -403,6 +403,15 @@ describe("the rollout", () => {
     template.hasResourceProperties("AWS::CodeDeploy::Application", { ComputePlatform: "Lambda" });
   });
 
+  it("names the CodeDeploy application and deployment group in the outputs", () => {
+    template.hasOutput(OUTPUT_KEYS.deploymentApplication, {
+      Value: { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
+    });
+    template.hasOutput(OUTPUT_KEYS.deploymentGroup, {
+      Value: { Ref: onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup") },
+    });
+  });
+
   it("sends 10% of the traffic to the new version for 5 minutes by default", () => {
     expect(deploymentGroup.DeploymentConfigName).toBe("CodeDeployDefault.LambdaCanary10Percent5Minutes");
   });
