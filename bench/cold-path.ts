@@ -39,6 +39,8 @@ export interface ColdPathCondition {
   roundTrips: RoundTrips;
   /** First-answer times by subject name. */
   firstMs: Map<string, Summary>;
+  /** The CPU time each process spent over the same span, by subject name. */
+  firstCpuMs: Map<string, Summary>;
 }
 
 /** A new connection and one request: TCP handshake, TLS 1.3 handshake, request and answer. */
@@ -64,9 +66,9 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
       ),
     };
     const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
-    const samples = setup.conditions.map(
-      () => new Map(setup.subjects.map((subject) => [subject.name, [] as number[]])),
-    );
+    const emptySamples = () => new Map(setup.subjects.map((subject) => [subject.name, [] as number[]]));
+    const wallSamples = setup.conditions.map(emptySamples);
+    const cpuSamples = setup.conditions.map(emptySamples);
     let nextId = Date.now() * 1000 + 1_000_000_000;
     for (let round = 0; round < setup.rounds; round++) {
       for (const [index, roundTrips] of rotate(
@@ -85,18 +87,17 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
             0,
             profileFolder,
           );
-          samples[index]?.get(subject.name)?.push(times.firstMs);
+          wallSamples[index]?.get(subject.name)?.push(times.firstMs);
+          cpuSamples[index]?.get(subject.name)?.push(times.firstCpuMs);
         }
       }
     }
+    const summaries = (samples: Map<string, number[]> | undefined) =>
+      new Map([...(samples ?? [])].map(([name, values]) => [name, summarize(values)]));
     return setup.conditions.map((roundTrips, index) => ({
       roundTrips,
-      firstMs: new Map(
-        [...(samples[index] ?? new Map<string, number[]>())].map(([name, values]) => [
-          name,
-          summarize(values),
-        ]),
-      ),
+      firstMs: summaries(wallSamples[index]),
+      firstCpuMs: summaries(cpuSamples[index]),
     }));
   } finally {
     await Promise.all([store.close(), issuer.close()]);

@@ -17,11 +17,14 @@ const answered = (answer) => {
   if (answer.statusCode !== 200) throw new Error("create answered " + answer.statusCode + ": " + answer.body);
 };
 const firstEvent = nextEvent();
+const cpuAtStart = process.cpuUsage();
 const startedAt = performance.now();
 const { handler } = await import(url);
 const importMs = performance.now() - startedAt;
 answered(await handler(firstEvent));
 const firstMs = performance.now() - startedAt;
+const firstCpu = process.cpuUsage(cpuAtStart);
+const firstCpuMs = (firstCpu.user + firstCpu.system) / 1000;
 const warmMs = [];
 for (let call = 0; call < Number(warmCalls); call++) {
   const event = nextEvent();
@@ -29,7 +32,7 @@ for (let call = 0; call < Number(warmCalls); call++) {
   answered(await handler(event));
   warmMs.push(performance.now() - callStartedAt);
 }
-process.stdout.write(JSON.stringify({ importMs, firstMs, warmMs }) + "\\n");
+process.stdout.write(JSON.stringify({ importMs, firstMs, firstCpuMs, warmMs }) + "\\n");
 process.exit(0); // a safeguard: nothing else is left to run
 `;
 
@@ -54,6 +57,8 @@ export interface FirstInvocationSetup {
 export interface FreshProcessTimes {
   /** From the start of `import` to the end of the first answer. */
   firstMs: number;
+  /** CPU time (user + system, all threads) over the same span: what a loaded machine does not inflate. */
+  firstCpuMs: number;
   importMs: number;
   warmMs: number[];
 }

@@ -148,11 +148,12 @@ try {
       if (floor === undefined) throw new Error("the verifying floor was not measured");
       for (const [name, summary] of condition.firstMs) {
         const versusFloor = name === VERIFYING_FLOOR ? "" : `, ${times(summary.median / floor.median)}`;
+        const cpu = condition.firstCpuMs.get(name)?.median ?? Number.NaN;
         rows.push(
           infoRow(
             "2",
-            `${label}: ${name}, import to first answer, median (p90) of ${summary.count}`,
-            `${ms(summary.median)} (${ms(summary.p90)})${versusFloor}`,
+            `${label}: ${name}, import to first answer, median (p90) of ${summary.count}; CPU`,
+            `${ms(summary.median)} (${ms(summary.p90)})${versusFloor}; CPU ${ms(cpu)}`,
           ),
         );
       }
@@ -160,7 +161,11 @@ try {
       if (handler === undefined) throw new Error("the handler was not measured");
       const limit = index === 0 ? BUDGET.coldPathRatio : BUDGET.coldPathCpuRatio;
       const ratio = handler.median / floor.median;
+      const cpuRatio =
+        (condition.firstCpuMs.get(HANDLER)?.median ?? Number.NaN) /
+        (condition.firstCpuMs.get(VERIFYING_FLOOR)?.median ?? Number.NaN);
       rows.push(
+        infoRow("2", `${label}: CPU ratio, handler / verifying floor (medians)`, times(cpuRatio)),
         budgetRow(
           "2",
           `${label}: cold path ratio, handler / verifying floor (medians)`,
@@ -333,12 +338,13 @@ function rttLabel({ storeMs, issuerMs }: RoundTrips): string {
  */
 function coldPathSubjects(bundles: BenchBundles): ColdPathSubject[] {
   const newConnection = (rtt: number) => NEW_CONNECTION_ROUND_TRIPS * rtt;
+  // name=path[=prewarmed]: the last part says the bundle opens its store connection at init.
   const extra = (process.env.BENCH_COLD_EXTRA_BUNDLES ?? "")
     .split(",")
     .filter((entry) => entry.includes("="))
     .map((entry) => {
-      const [name = "", path = ""] = entry.split("=");
-      return { name: `extra bundle ${name}`, path, storePrewarmed: true };
+      const [name = "", path = "", prewarmed] = entry.split("=");
+      return { name: `extra bundle ${name}`, path, storePrewarmed: prewarmed === "prewarmed" };
     });
   const handlers = [
     { name: HANDLER, path: bundles.handlerPath, storePrewarmed: true },
