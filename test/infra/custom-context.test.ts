@@ -1,7 +1,14 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
-import { onlyLogicalId, onlyResource, synthesisError, synthesizePlantStore } from "./synthesize.ts";
+import { readConfig } from "../../lambda/config.ts";
+import {
+  deployedHandlerEnvironment,
+  onlyLogicalId,
+  onlyResource,
+  synthesisError,
+  synthesizePlantStore,
+} from "./synthesize.ts";
 
 const CERTIFICATE_ARN = "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789";
 
@@ -48,6 +55,10 @@ describe("with a bring-your-own issuer", () => {
       REQUIRED_SCOPE: "plants.write",
       STORE_DEADLINE_MS: "3000",
     });
+  });
+
+  it("is configured so that the deployed handler starts (it refuses to without client ids or audiences)", () => {
+    expect(() => readConfig(deployedHandlerEnvironment(template))).not.toThrow();
   });
 
   it("outputs the issuer and no token endpoint, client or secret command", () => {

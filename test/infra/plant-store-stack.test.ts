@@ -5,8 +5,14 @@ import { describe, expect, it } from "vitest";
 import { INIT_DURATION_QUERY } from "../../infra/dashboard.ts";
 import { FUNCTION_TIMEOUT, STORE_DEADLINE } from "../../infra/plant-store-stack.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
+import { readConfig } from "../../lambda/config.ts";
 import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
-import { onlyLogicalId, onlyResource, synthesizePlantStore } from "./synthesize.ts";
+import {
+  deployedHandlerEnvironment,
+  onlyLogicalId,
+  onlyResource,
+  synthesizePlantStore,
+} from "./synthesize.ts";
 
 const { template, nagFindings, handlerAssetDirectory } = synthesizePlantStore();
 
@@ -88,6 +94,10 @@ describe("the handler function", () => {
       "STORE_DEADLINE_MS",
       "TABLE_NAME",
     ]);
+  });
+
+  it("is configured so that the deployed handler starts (it refuses to without client ids or audiences)", () => {
+    expect(() => readConfig(deployedHandlerEnvironment(template))).not.toThrow();
   });
 
   it("is bundled as minified ESM with an external source map without sources", () => {

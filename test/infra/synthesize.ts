@@ -85,3 +85,27 @@ export function onlyLogicalId(template: Template, type: string): string {
   if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one ${type}, found ${ids.length}`);
   return ids[0];
 }
+
+/**
+ * The environment the deployed handler starts with: the template's variables, each CloudFormation
+ * reference standing for an https URL-shaped value, plus what the Lambda runtime sets.
+ */
+export function deployedHandlerEnvironment(template: Template): Record<string, string> {
+  const { Variables } = onlyResource(template, "AWS::Lambda::Function").Environment as {
+    Variables: Record<string, unknown>;
+  };
+  const fromTemplate = Object.fromEntries(
+    Object.entries(Variables).map(([name, value]) => [
+      name,
+      typeof value === "string" ? value : "https://resolved-at-deploy.example",
+    ]),
+  );
+  return {
+    ...fromTemplate,
+    AWS_LAMBDA_FUNCTION_NAME: "PlantStore-Handler",
+    AWS_REGION: "eu-west-1",
+    AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+    AWS_SECRET_ACCESS_KEY: "secret",
+    AWS_SESSION_TOKEN: "session",
+  };
+}
