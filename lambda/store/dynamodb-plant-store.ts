@@ -1,5 +1,5 @@
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
-import { DependencyUnavailableError } from "../errors.ts";
+import { StoreUnavailableError } from "../errors.ts";
 import type { NewPlant } from "../plants/plant.ts";
 import {
   createDynamoDbClient,
@@ -118,7 +118,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
         );
       } catch (error) {
         if (error instanceof RetriesExhaustedError) {
-          throw new DependencyUnavailableError(
+          throw new StoreUnavailableError(
             "the plant store is unavailable; nothing was written, retry later",
             STORE_RETRY_AFTER_SECONDS,
             { cause: error },

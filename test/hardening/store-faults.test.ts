@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi 
 import { readConfig } from "../../lambda/config.ts";
 import { DEFAULT_STORE_DEADLINE_MS, DEFAULT_STORE_MAX_ATTEMPTS } from "../../lambda/defaults.ts";
 import { productionDependencies } from "../../lambda/dependencies.ts";
-import { DependencyUnavailableError } from "../../lambda/errors.ts";
+import { DependencyUnavailableError, StoreUnavailableError } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
@@ -258,6 +258,20 @@ describe("retries as the AWS SDKs' standard mode", () => {
       DependencyUnavailableError,
     );
     expect(putAttempts()).toBe(5);
+  });
+
+  test("STORE_MAX_ATTEMPTS reaches the deployed wiring", async () => {
+    faulty.script([], "status-500");
+    const config = readConfig({
+      ...harness.environment,
+      AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
+      STORE_MAX_ATTEMPTS: "2",
+    });
+    const { store } = productionDependencies(config);
+    await expect(store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).rejects.toThrow(
+      StoreUnavailableError,
+    );
+    expect(putAttempts()).toBe(2);
   });
 
   test("backoff is full jitter over 25 ms × 2ⁿ, and the deadline bounds the attempts (on fake time)", async () => {
