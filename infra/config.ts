@@ -54,13 +54,18 @@ export const CONTEXT_DEFAULTS = {
   requiredScope: WRITE_SCOPE,
 } as const;
 
+/** A context value or combination the stack refuses; its message names the option and what is wrong. */
+export class ContextError extends Error {
+  override name = "ContextError";
+}
+
 /** Reads one context value; `app.node.tryGetContext` fits. */
 export type ContextReader = (key: string) => unknown;
 
 export function readStackName(readContext: ContextReader): string {
   const stackName = optionalString(readContext, "stackName") ?? CONTEXT_DEFAULTS.stackName;
   if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
-    throw new Error(`Context "stackName" must be a CloudFormation stack name, got "${stackName}"`);
+    throw new ContextError(`Context "stackName" must be a CloudFormation stack name, got "${stackName}"`);
   }
   return stackName;
 }
@@ -69,7 +74,7 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
   const corsAllowOrigins = optionalString(readContext, "corsAllowOrigins");
   const alarmEmail = optionalString(readContext, "alarmEmail");
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
-    throw new Error(`Context "alarmEmail" must be an email address, got "${alarmEmail}"`);
+    throw new ContextError(`Context "alarmEmail" must be an email address, got "${alarmEmail}"`);
   }
   return {
     tokenIssuer: readTokenIssuer(readContext),
@@ -108,23 +113,25 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
     const externalOnly = { audience, clientIds, jwksUrl, requiredScope };
     const stray = Object.entries(externalOnly).find(([, value]) => value !== undefined);
     if (stray) {
-      throw new Error(`Context "${stray[0]}" only applies with "issuer" (bring your own OIDC issuer)`);
+      throw new ContextError(`Context "${stray[0]}" only applies with "issuer" (bring your own OIDC issuer)`);
     }
     if (domainPrefix !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) {
-      throw new Error(`Context "cognitoDomainPrefix" must be lowercase letters, digits and hyphens`);
+      throw new ContextError(`Context "cognitoDomainPrefix" must be lowercase letters, digits and hyphens`);
     }
     return { kind: "cognito", domainPrefix };
   }
 
   if (domainPrefix !== undefined) {
-    throw new Error(`Context "cognitoDomainPrefix" does not apply with "issuer": no user pool is created`);
+    throw new ContextError(
+      `Context "cognitoDomainPrefix" does not apply with "issuer": no user pool is created`,
+    );
   }
   requireHttpsUrl("issuer", issuer);
   if (jwksUrl !== undefined) requireHttpsUrl("jwksUrl", jwksUrl);
   // Without one of them any token the issuer signs, for any of its clients or APIs, would be accepted; a
   // deployed handler refuses to start without JWT_AUDIENCE or JWT_CLIENT_IDS (lambda/config.ts).
   if (audience === undefined && clientIds === undefined) {
-    throw new Error(
+    throw new ContextError(
       `Context "issuer" needs "audience" (the accepted aud values) or "clientIds" (the accepted client_id ` +
         `values): without either, tokens the issuer signs for other clients and APIs would be accepted`,
     );
@@ -152,7 +159,7 @@ function readDeploymentStyle(readContext: ContextReader): DeploymentStyle {
   const value = optionalString(readContext, "deployment") ?? CONTEXT_DEFAULTS.deployment;
   const style = DEPLOYMENT_STYLES.find((known) => known === value);
   if (style === undefined) {
-    throw new Error(`Context "deployment" must be ${DEPLOYMENT_STYLES.join(" or ")}, got "${value}"`);
+    throw new ContextError(`Context "deployment" must be ${DEPLOYMENT_STYLES.join(" or ")}, got "${value}"`);
   }
   return style;
 }
@@ -163,27 +170,28 @@ function readCustomDomain(readContext: ContextReader): CustomDomainConfig | unde
   const hostedZoneId = optionalString(readContext, "hostedZoneId");
   if (domainName === undefined) {
     const stray = Object.entries({ certificateArn, hostedZoneId }).find(([, value]) => value !== undefined);
-    if (stray) throw new Error(`Context "${stray[0]}" only applies with "domainName" (a custom domain)`);
+    if (stray)
+      throw new ContextError(`Context "${stray[0]}" only applies with "domainName" (a custom domain)`);
     return undefined;
   }
   if (!isHostName(domainName)) {
-    throw new Error(
+    throw new ContextError(
       `Context "domainName" must be a fully qualified host name like api.example.com, got "${domainName}"`,
     );
   }
   if (certificateArn === undefined) {
-    throw new Error(
+    throw new ContextError(
       `Context "domainName" needs "certificateArn": an ACM certificate for ${domainName} in the stack's region`,
     );
   }
   if (!/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/.test(certificateArn)) {
-    throw new Error(
+    throw new ContextError(
       `Context "certificateArn" must be an ACM certificate ARN ` +
         `(arn:aws:acm:<region>:<account>:certificate/<id>), got "${certificateArn}"`,
     );
   }
   if (hostedZoneId !== undefined && !/^Z[A-Z0-9]{1,31}$/.test(hostedZoneId)) {
-    throw new Error(
+    throw new ContextError(
       `Context "hostedZoneId" must be a Route 53 hosted zone id like Z0123456789ABC, got "${hostedZoneId}"`,
     );
   }
@@ -203,7 +211,7 @@ function isHostName(value: string): boolean {
 function optionalString(readContext: ContextReader, key: string): string | undefined {
   const value = readContext(key);
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new Error(`Context "${key}" must be a string`);
+  if (typeof value !== "string") throw new ContextError(`Context "${key}" must be a string`);
   const trimmed = value.trim();
   return trimmed === "" ? undefined : trimmed;
 }
@@ -229,7 +237,7 @@ function optionalIntegerInRange(
   if (value === undefined) return undefined;
   const parsed = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof parsed !== "number" || !Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new Error(
+    throw new ContextError(
       `Context "${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
     );
   }
@@ -245,6 +253,6 @@ function splitList(commaSeparated: string): string[] {
 
 function requireHttpsUrl(key: string, value: string): void {
   if (!URL.canParse(value) || new URL(value).protocol !== "https:") {
-    throw new Error(`Context "${key}" must be an https URL, got "${value}"`);
+    throw new ContextError(`Context "${key}" must be an https URL, got "${value}"`);
   }
 }
