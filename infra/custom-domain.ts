@@ -24,8 +24,13 @@ export interface CustomDomainProps {
  */
 export class CustomDomain extends Construct {
   readonly domainName: DomainName;
-  /** What the DNS record for the domain must point to (an alias, or a CNAME where aliases do not exist). */
-  readonly dnsTarget: string;
+  /** `https://<domainName>/plants`: the domain's root is the `$default` stage. */
+  readonly plantsUrl: string;
+  /**
+   * Without a hosted zone, what the user's DNS record for the domain must point to (a CNAME, or an alias
+   * where the DNS service has them); `undefined` when the stack creates the record.
+   */
+  readonly dnsTargetToSet: string | undefined;
 
   constructor(scope: Construct, id: string, props: CustomDomainProps) {
     super(scope, id);
@@ -38,9 +43,12 @@ export class CustomDomain extends Construct {
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
     new ApiMapping(this, "ApiMapping", { api: props.api, domainName: this.domainName, stage: props.stage });
-    this.dnsTarget = this.domainName.regionalDomainName;
+    this.plantsUrl = `https://${config.domainName}/plants`;
 
-    if (config.hostedZoneId !== undefined) {
+    if (config.hostedZoneId === undefined) {
+      this.dnsTargetToSet = this.domainName.regionalDomainName;
+    } else {
+      this.dnsTargetToSet = undefined;
       new ARecord(this, "AliasRecord", {
         zone: HostedZone.fromHostedZoneId(this, "HostedZone", config.hostedZoneId),
         // Fully qualified (trailing dot): the zone's name is then not needed, and Route 53 itself refuses

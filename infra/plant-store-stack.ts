@@ -172,17 +172,14 @@ export class PlantStoreStack extends Stack {
         : new CustomDomain(this, "CustomDomain", { config: config.customDomain, api, stage });
 
     new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
-      // The $default stage has no path segment of its own, and the custom domain maps it at the root.
-      value:
-        config.customDomain === undefined
-          ? `${api.apiEndpoint}/plants`
-          : `https://${config.customDomain.domainName}/plants`,
+      // The $default stage has no path segment of its own.
+      value: customDomain?.plantsUrl ?? `${api.apiEndpoint}/plants`,
       description: "POST a NewPlant here with Authorization: Bearer <access token>",
     });
-    if (customDomain !== undefined && config.customDomain?.hostedZoneId === undefined) {
+    if (customDomain?.dnsTargetToSet !== undefined) {
       new CfnOutput(this, OUTPUT_KEYS.customDomainTarget, {
-        value: customDomain.dnsTarget,
-        description: `Point ${config.customDomain?.domainName} here (an alias record, or a CNAME)`,
+        value: customDomain.dnsTargetToSet,
+        description: "Point the custom domain's DNS record here (a CNAME, or an alias record)",
       });
     }
     new CfnOutput(this, OUTPUT_KEYS.dashboardUrl, { value: dashboard.url });
