@@ -27,8 +27,8 @@ export interface CustomDomainConfig {
 }
 
 /** How CodeDeploy moves traffic to a new version of the function. */
-export type DeploymentStyle = "canary" | "all-at-once";
-export const DEPLOYMENT_STYLES: readonly DeploymentStyle[] = ["canary", "all-at-once"];
+export const DEPLOYMENT_STYLES = ["canary", "all-at-once"] as const;
+export type DeploymentStyle = (typeof DEPLOYMENT_STYLES)[number];
 
 export interface PlantStoreConfig {
   readonly tokenIssuer: CognitoIssuerConfig | ExternalIssuerConfig;
@@ -170,8 +170,9 @@ function readCustomDomain(readContext: ContextReader): CustomDomainConfig | unde
   const hostedZoneId = optionalString(readContext, "hostedZoneId");
   if (domainName === undefined) {
     const stray = Object.entries({ certificateArn, hostedZoneId }).find(([, value]) => value !== undefined);
-    if (stray)
+    if (stray) {
       throw new ContextError(`Context "${stray[0]}" only applies with "domainName" (a custom domain)`);
+    }
     return undefined;
   }
   if (!isHostName(domainName)) {
