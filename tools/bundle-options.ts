@@ -25,12 +25,6 @@ export const BUNDLE_OPTIONS = {
   // spares the cold start node:crypto and node:https (~8 ms measured).
   conditions: ["browser"],
   mainFields: ["module", "main"],
-  // aws4 is CommonJS and requires Node built-ins (crypto, querystring, url); in an ES module bundle,
-  // esbuild's require shim throws "Dynamic require of crypto is not supported" unless a real
-  // `require` is in scope.
-  banner: {
-    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-  },
 } as const;
 
 /** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays). */

@@ -1,4 +1,5 @@
 import { type OutboundResponse, sendRequest } from "../transport/http-request.ts";
+import { loadSigner, signedHeaders } from "./sigv4.ts";
 
 /** Who signs the calls, and for which region. */
 export interface DynamoDbIdentity {
@@ -51,46 +52,30 @@ export interface DynamoDbClient {
 const JSON_1_0 = "application/x-amz-json-1.0";
 const DEFAULT_PREWARM_TIMEOUT_MS = 2000;
 
-type Aws4 = typeof import("aws4");
-let aws4: Promise<Aws4> | undefined;
-
 /**
- * aws4 requires node:crypto when it loads (~2.5 ms measured here), so it is loaded on first use, not
- * with the bundle: the cold start does not pay for it before a call needs it, or prewarm() loads it
- * while the connection is being opened.
+ * The headers of a signed DynamoDB JSON-protocol call (SigV4, see sigv4.ts): the only place the project
+ * signs a request.
  */
-function loadAws4(): Promise<Aws4> {
-  aws4 ??= import("aws4").then((module) => module.default);
-  return aws4;
-}
-
-/**
- * The headers of a signed DynamoDB JSON-protocol call: SigV4 by the `aws4` package (synchronous, on
- * node:crypto, with the derived signing keys cached). The only place the project signs a request.
- */
-export async function signedDynamoDbHeaders(
+export function signedDynamoDbHeaders(
   endpoint: URL,
   identity: DynamoDbIdentity,
   operation: string,
   payload: string,
 ): Promise<Record<string, string>> {
-  const signed = (await loadAws4()).sign(
+  return signedHeaders(
     {
-      host: endpoint.host,
-      path: endpoint.pathname,
       method: "POST",
-      service: "dynamodb",
-      region: identity.region,
-      headers: { "content-type": JSON_1_0, "x-amz-target": `DynamoDB_20120810.${operation}` },
+      url: endpoint,
+      headers: {
+        "content-type": JSON_1_0,
+        "content-length": String(Buffer.byteLength(payload)),
+        "x-amz-target": `DynamoDB_20120810.${operation}`,
+      },
       body: payload,
+      service: "dynamodb",
     },
-    identity.credentials,
+    identity,
   );
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(signed.headers ?? {})) {
-    if (value !== undefined) headers[name.toLowerCase()] = String(value);
-  }
-  return headers;
 }
 
 /** DynamoDB's JSON protocol over node:http(s) (lambda/transport/http-request.ts), signed per call. */
@@ -130,7 +115,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
         headers: {},
         signal: AbortSignal.timeout(timeoutMs),
       });
-      await Promise.allSettled([connected, loadAws4()]);
+      await Promise.allSettled([connected, loadSigner()]);
     },
   };
 }

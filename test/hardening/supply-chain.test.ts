@@ -1,5 +1,5 @@
 /**
- * Supply chain: the function ships two pinned libraries and nothing else, and the bundle holds only
+ * Supply chain: the function ships one pinned library and nothing else, and the bundle holds only
  * the function's code and those libraries. Known advisories are checked by tools/audit-shipped.ts in CI.
  */
 import { readFileSync } from "node:fs";
@@ -7,10 +7,10 @@ import { build, type Metafile } from "esbuild";
 import { describe, expect, test } from "vitest";
 import { esbuildOptions, HANDLER_ENTRY } from "../../tools/bundle-options.ts";
 
-const SHIPPED_PACKAGES = ["aws-jwt-verify", "aws4"];
+const SHIPPED_PACKAGES = ["aws-jwt-verify"];
 
 describe("production dependencies", () => {
-  test("the shipped dependency tree is the two libraries alone, pinned, without install scripts", () => {
+  test("the shipped dependency tree is the one library alone, pinned, without install scripts", () => {
     const manifest = JSON.parse(readFileSync("package.json", "utf8")) as {
       dependencies: Record<string, string>;
     };
@@ -50,25 +50,23 @@ describe("the bundle", () => {
     return { metafile: result.metafile, code };
   }
 
-  test("holds only lambda/ and the two shipped libraries, in their WebCrypto builds", async () => {
+  test("holds only lambda/ and the shipped library, in its WebCrypto build", async () => {
     const { metafile, code } = await bundleMetafile();
     const inputs = Object.keys(metafile.inputs);
-    const allowed = /^(lambda\/|node_modules\/(aws-jwt-verify|aws4)\/)/;
+    const allowed = /^(lambda\/|node_modules\/aws-jwt-verify\/)/;
     expect(inputs.filter((input) => !allowed.test(input))).toEqual([]);
     expect(inputs.filter((input) => /^lambda\/.*\.test\.|^test\//.test(input))).toEqual([]);
     // The node:https build of aws-jwt-verify is not what ships.
     expect(inputs.filter((input) => /node-web-compat-node|https-node/.test(input))).toEqual([]);
 
-    // Its only imports are Node's HTTP clients and the built-ins aws4 signs with, all loaded on first
+    // Its only imports are Node's HTTP clients and node:crypto for SigV4, all loaded on first
     // use (test/infra/bundling.test.ts checks that importing the bundle loads no node:crypto): no AWS
     // SDK, no jose, no ajv runtime.
     const imports = Object.values(metafile.outputs).flatMap((output) => output.imports);
     expect(imports.map(({ path, kind }) => `${kind} ${path}`).sort()).toEqual([
+      "dynamic-import node:crypto",
       "dynamic-import node:http",
       "dynamic-import node:https",
-      "require-call crypto",
-      "require-call querystring",
-      "require-call url",
     ]);
     expect(code).not.toMatch(/@aws-sdk|require\(["']https?["']\)|ajv\/dist\/runtime|from"jose"/);
     // The AWS SDK alone is ~500 KB; the function is a few tens of KB.

@@ -1,7 +1,7 @@
 /**
  * The deployed bundle (built by the CDK's NodejsFunction from infra/bundling.ts) and the local one (built
  * by tools/build-bundle.ts) come from one description, tools/bundle-options.ts. Both must load and serve
- * a create end to end, and ship the same inputs: aws4 for signing, aws-jwt-verify's WebCrypto build.
+ * a create end to end, and ship the same inputs: the project's SigV4 signer, aws-jwt-verify's WebCrypto build.
  */
 import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -131,10 +131,10 @@ describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
     expect(body.Item).toEqual({ id: { N: String(id) }, name: { S: `Fern ${kind}` } });
   });
 
-  it("signs with aws4, without aws4fetch or a Headers stand-in, and ships aws-jwt-verify's WebCrypto build", async () => {
+  it("signs with its own SigV4 on node:crypto, no signing package, and ships aws-jwt-verify's WebCrypto build", async () => {
     const sources = await bundledSources(bundles[kind]);
-    expect(sources).toContain("node_modules/aws4/aws4.js");
-    expect(sources.filter((source) => /aws4fetch|signing-headers/.test(source))).toEqual([]);
+    expect(sources).toContain("lambda/store/sigv4.ts");
+    expect(sources.filter((source) => /aws4|signing-headers/.test(source))).toEqual([]);
     expect(sources.filter((source) => /node-web-compat-node|https-node/.test(source))).toEqual([]);
     const code = await readFile(bundles[kind], "utf8");
     expect(code).not.toContain("createDynamoDbPlantStore"); // minified
@@ -142,7 +142,7 @@ describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
 });
 
 describe("the two bundles", () => {
-  // aws4 requires node:crypto (~2.5 ms); the cold start pays for it when the first call signs, or in
+  // node:crypto costs ~2.5 ms to load; the cold start pays for it when the first call signs, or in
   // prewarm(), not while the bundle is imported.
   it.each(["deployed", "local"] as const)("%s: importing it does not load node:crypto", async (kind) => {
     const { cryptoLoadedAtImport } = await createWithBundle(bundles[kind], 3, "Ivy");

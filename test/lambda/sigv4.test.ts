@@ -1,0 +1,98 @@
+import aws4 from "aws4";
+import { describe, expect, it } from "vitest";
+import type { DynamoDbIdentity } from "../../lambda/store/dynamodb-client.ts";
+import { type RequestToSign, signedHeaders } from "../../lambda/store/sigv4.ts";
+import { sigV4Refusal } from "../support/sigv4-verifier.ts";
+
+const identity: DynamoDbIdentity = {
+  region: "eu-west-1",
+  credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" },
+};
+const body = '{"TableName":"plants","Item":{"id":{"N":"1"},"name":{"S":"Fern"}}}';
+const at = new Date("2026-11-23T10:30:45.123Z");
+
+function putItem(url = "https://dynamodb.eu-west-1.amazonaws.com/"): RequestToSign {
+  return {
+    method: "POST",
+    url: new URL(url),
+    headers: {
+      "content-type": "application/x-amz-json-1.0",
+      "content-length": String(Buffer.byteLength(body)),
+      "x-amz-target": "DynamoDB_20120810.PutItem",
+    },
+    body,
+    service: "dynamodb",
+  };
+}
+
+/** The same request signed by aws4, the reference implementation, at the same instant. */
+function signedByAws4(request: RequestToSign, who: DynamoDbIdentity, when = at): Record<string, string> {
+  const signed = aws4.sign(
+    {
+      host: request.url.host,
+      path: `${request.url.pathname}${request.url.search}`,
+      method: request.method,
+      service: request.service,
+      region: who.region,
+      headers: { ...request.headers, "X-Amz-Date": when.toISOString().replace(/[-:]|\.\d{3}/g, "") },
+      body: request.body,
+    },
+    who.credentials,
+  );
+  return Object.fromEntries(
+    Object.entries(signed.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
+  );
+}
+
+describe("SigV4 signing of the DynamoDB calls", () => {
+  it("signs exactly as aws4 does", async () => {
+    const ours = await signedHeaders(putItem(), identity, at);
+    const reference = signedByAws4(putItem(), identity);
+    expect(ours.authorization).toBe(reference.authorization);
+    expect(ours["x-amz-date"]).toBe("20261123T103045Z");
+  });
+
+  it("signs the session token of temporary credentials (Lambda's), as aws4 does", async () => {
+    const temporary = {
+      ...identity,
+      credentials: { ...identity.credentials, sessionToken: "IQoJb3JpZ2lu/token+=" },
+    };
+    const ours = await signedHeaders(putItem(), temporary, at);
+    expect(ours["x-amz-security-token"]).toBe("IQoJb3JpZ2lu/token+=");
+    expect(ours.authorization).toContain("x-amz-security-token");
+    expect(ours.authorization).toBe(signedByAws4(putItem(), temporary).authorization);
+  });
+
+  it("signs an endpoint with a port, a path and a query as aws4 does", async () => {
+    const request = putItem("http://127.0.0.1:8000/prefix/a%20b?b=2&a=1");
+    expect((await signedHeaders(request, identity, at)).authorization).toBe(
+      signedByAws4(request, identity).authorization,
+    );
+  });
+
+  it("is accepted by a verifier written from the specification, and refused once the body changes", async () => {
+    const request = putItem("http://127.0.0.1:8000/");
+    const headers = await signedHeaders(request, identity, at);
+    const received = { method: "POST", path: "/", headers, body: Buffer.from(body) };
+    const expected = { ...identity.credentials, region: identity.region, service: "dynamodb" };
+    expect(sigV4Refusal(received, expected)).toBeUndefined();
+    expect(sigV4Refusal({ ...received, body: Buffer.from(body.replace("Fern", "Rose")) }, expected)).toBe(
+      "the signature does not match the request",
+    );
+  });
+
+  it("derives a new signing key when the day or the secret changes", async () => {
+    const nextDay = new Date("2026-11-24T00:00:01Z");
+    const first = await signedHeaders(putItem(), identity, at);
+    const rotated = {
+      ...identity,
+      credentials: { ...identity.credentials, secretAccessKey: "another-secret" },
+    };
+    const afterRotation = await signedHeaders(putItem(), rotated, at);
+    expect(afterRotation.authorization).not.toBe(first.authorization);
+    expect(afterRotation.authorization).toBe(signedByAws4(putItem(), rotated).authorization);
+    const tomorrow = await signedHeaders(putItem(), identity, nextDay);
+    expect(tomorrow.authorization).toContain("/20261124/eu-west-1/dynamodb/aws4_request");
+    expect(tomorrow.authorization).toBe(signedByAws4(putItem(), identity, nextDay).authorization);
+  });
+});
