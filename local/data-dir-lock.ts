@@ -4,9 +4,10 @@
  * would fail obscurely (dynalite's "Database is closed"), so the dir is claimed, atomically, before the
  * store opens: exactly one of two processes started at the same moment wins.
  */
-import { randomUUID } from "node:crypto";
-import { link, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { createHash, randomUUID } from "node:crypto";
+import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface DataDirClaim {
   /** Removes the lock file, if it is still this claim's. */
@@ -34,7 +35,9 @@ interface LockContent {
 
 /** The claims this process holds: a lock naming this pid is stale unless its claim is one of these. */
 const heldClaims = new Set<string>();
-const ATTEMPTS = 5;
+/** Each attempt either claims, refuses, or gets a stale lock removed (by this process or another). */
+const ATTEMPTS = 100;
+const TAKEOVER_WAIT_MS = 2;
 
 export function lockPath(dataDir: string): string {
   return join(dataDir, "server.lock");
@@ -44,18 +47,22 @@ export async function claimDataDir(dataDir: string): Promise<DataDirClaim> {
   const path = lockPath(dataDir);
   const own: LockContent = { pid: process.pid, claim: randomUUID() };
   const ownText = `${JSON.stringify(own)}\n`;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (await createLock(path, ownText)) {
-      heldClaims.add(own.claim);
-      return { release: () => releaseLock(path, own.claim) };
+  // Held from before the lock exists: another claim of this process must never find it stale.
+  heldClaims.add(own.claim);
+  try {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (await createLock(path, ownText)) return { release: () => releaseLock(path, own.claim) };
+      const holder = await readLock(path);
+      if (holder === undefined) continue; // released meanwhile: try again
+      const pid = holderPid(holder.text);
+      if (pid !== undefined && isAlive(pid, holder.text)) throw new DataDirTakenError(dataDir, pid);
+      await removeStaleLock(path, holder.text);
     }
-    const holder = await readLock(path);
-    if (holder === undefined) continue; // released meanwhile: try again
-    const pid = holderPid(holder.text);
-    if (pid !== undefined && isAlive(pid, holder.text)) throw new DataDirTakenError(dataDir, pid);
-    await removeStaleLock(path, holder.text);
+    throw new Error(`could not claim ${dataDir}: ${path} keeps changing; is another local API starting?`);
+  } catch (error) {
+    heldClaims.delete(own.claim);
+    throw error;
   }
-  throw new Error(`could not claim ${dataDir}: ${path} keeps changing; is another local API starting?`);
 }
 
 /** Written whole aside, then linked into place: link() never replaces a file, and no one reads it half-written. */
@@ -91,8 +98,13 @@ function holderPid(text: string): number | undefined {
   }
 }
 
+/** A lock naming this process is alive only if it is one of its claims (else a previous process's, same pid). */
 function isAlive(pid: number, text: string): boolean {
   if (pid === process.pid) return heldClaims.has(holderClaim(text) ?? "");
+  return processAlive(pid);
+}
+
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -102,26 +114,27 @@ function isAlive(pid: number, text: string): boolean {
 }
 
 /**
- * Takes a dead process's lock away by renaming it aside (one rename wins). Two processes may both
- * have read the stale lock; the slower one may then move the faster one's new, live lock instead: the
- * content (each claim is unique) tells, and a live lock moved by mistake is linked back into place.
+ * Removes a dead process's lock. Several processes may find the same stale lock at once; each claim's
+ * content is unique, so a guard file named after that content, created exclusively, lets one of them
+ * at a time check that the lock still holds that content and remove it. A lock is only ever removed
+ * by its holder or under such a guard, and a live one never matches: a new claim is never removed.
  */
 async function removeStaleLock(path: string, staleText: string): Promise<void> {
-  const aside = `${path}.${randomUUID()}.stale`;
-  try {
-    await rename(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
+  const guard = `${path}.takeover-${createHash("sha256").update(staleText).digest("hex").slice(0, 16)}`;
+  if (!(await createLock(guard, `${JSON.stringify({ pid: process.pid, claim: randomUUID() })}\n`))) {
+    // Another process (or claim of this one) is removing it. Only if that process died meanwhile,
+    // in the instant between creating its guard and removing it, is the guard in the way for good.
+    const guardHolder = await readLock(guard);
+    const pid = guardHolder && holderPid(guardHolder.text);
+    if (guardHolder && pid !== process.pid && (pid === undefined || !processAlive(pid))) {
+      await unlink(guard).catch(() => undefined);
+    } else await sleep(TAKEOVER_WAIT_MS);
+    return;
   }
   try {
-    if ((await readFile(aside, "utf8")) !== staleText) {
-      await link(aside, path).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "EEXIST") throw error;
-      });
-    }
+    if ((await readLock(path))?.text === staleText) await unlink(path).catch(() => undefined);
   } finally {
-    await unlink(aside);
+    await unlink(guard).catch(() => undefined);
   }
 }
 

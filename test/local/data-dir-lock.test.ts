@@ -5,11 +5,12 @@ import { describe, expect, it } from "vitest";
 import { claimDataDir, DataDirTakenError, lockPath } from "../../local/data-dir-lock.ts";
 import { tempDataDir } from "./local-run.ts";
 
+let exitedPid: number | undefined;
 /** The pid of a process that has exited: what a crashed `npm start` leaves in its lock. */
 function deadPid(): number {
-  const { pid } = spawnSync(process.execPath, ["-e", ""]);
-  if (pid === undefined) throw new Error("could not run node");
-  return pid;
+  exitedPid ??= spawnSync(process.execPath, ["-e", ""]).pid;
+  if (exitedPid === undefined) throw new Error("could not run node");
+  return exitedPid;
 }
 
 describe("the data dir's claim", () => {
