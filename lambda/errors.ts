@@ -10,7 +10,7 @@ export class UnsupportedMediaTypeError extends Error {}
 
 /**
  * A request malformed in a way RFC 6750 §3.1 calls `invalid_request`: two Authorization values, a
- * Bearer token not separated by a space, a body whose base64 encoding is broken.
+ * Bearer token not separated from its scheme by spaces.
  */
 export class InvalidRequestError extends Error {}
 
