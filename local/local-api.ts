@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
-import { claimDataDir } from "./data-dir-lock.ts";
+import { claimDataDir, DataDirTakenError } from "./data-dir-lock.ts";
 import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
 import { answerStoreFaults, checkStoreOpens } from "./embedded-store-faults.ts";
 import { handlerEnvironment, type StoreTarget, storeIdentity } from "./handler-environment.ts";
@@ -57,10 +57,13 @@ export interface LocalApi {
 
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const { dataDir, log = console.log } = options;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+  const cannotUse = (error: unknown) => {
+    if (error instanceof DataDirTakenError) throw error;
     throw new Error(`cannot use the data dir ${dataDir}: ${(error as Error).message}`);
-  });
-  const claim = await claimDataDir(dataDir);
+  };
+  // A file where the dir should be, or a read-only dir, is named here rather than by a stack trace.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch(cannotUse);
+  const claim = await claimDataDir(dataDir).catch(cannotUse);
   const undo: (() => Promise<void>)[] = [claim.release];
   const handler = deferred<Handler>();
   try {

@@ -31,6 +31,16 @@ describe("npm start on a store that cannot be opened", () => {
     expect(output).toMatch(/EEXIST|ENOTDIR|Not a directory/);
   });
 
+  it("says so in one line when the data dir itself is a file", async () => {
+    const dataDir = join(await tempDataDir(), "data");
+    await writeFile(dataDir, "not a folder");
+    const { output, code } = await failedStart(dataDir);
+    expect(code).toBe(1);
+    expect(output).toBe(
+      `npm start failed: cannot use the data dir ${dataDir}: EEXIST: file already exists, mkdir '${dataDir}'`,
+    );
+  });
+
   it("names LevelDB's lock when another process holds the store open", async () => {
     const dataDir = await tempDataDir();
     const requireFromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
