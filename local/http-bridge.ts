@@ -2,7 +2,7 @@
  * What API Gateway's HTTP API does around a Lambda proxy integration (payload format 2.0): a Node HTTP
  * request becomes the event the function receives, and the function's result becomes the HTTP response.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 export interface HttpApiEvent {
@@ -77,6 +77,8 @@ export function toHttpApiEvent(
     if (name === "cookie") cookies = values.flatMap((value) => value.split(";").map((part) => part.trim()));
     else headers[name] = values.join(",");
   }
+  const sourceIp = (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
+  addForwardingHeaders(headers, request, sourceIp);
   const domainName = headers.host ?? "127.0.0.1";
   const now = new Date();
   const textual = isTextual(headers["content-type"]);
@@ -95,7 +97,7 @@ export function toHttpApiEvent(
         method: request.method ?? "GET",
         path: rawPath,
         protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: (request.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, ""),
+        sourceIp,
         userAgent: headers["user-agent"] ?? "",
       },
       requestId,
@@ -125,6 +127,22 @@ export function writeHttpApiResult(
   const body = Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8");
   headers["content-length"] = String(body.length);
   response.writeHead(result.statusCode, headers).end(body);
+}
+
+/**
+ * The headers API Gateway adds to every request it passes on: the client's address appended to
+ * X-Forwarded-For, the port and scheme it came in on (443 and https in AWS), and a fresh X-Ray trace id.
+ */
+function addForwardingHeaders(headers: Record<string, string>, request: IncomingMessage, sourceIp: string) {
+  headers["x-forwarded-for"] = headers["x-forwarded-for"]
+    ? `${headers["x-forwarded-for"]}, ${sourceIp}`
+    : sourceIp;
+  headers["x-forwarded-port"] = String(request.socket.localPort ?? "");
+  headers["x-forwarded-proto"] = "http";
+  const epochHex = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, "0");
+  headers["x-amzn-trace-id"] = `Root=1-${epochHex}-${randomBytes(12).toString("hex")}`;
 }
 
 /** The media types API Gateway passes as text; any other body (or one without a type) arrives base64-encoded. */

@@ -70,7 +70,11 @@ describe("the local API Gateway bridge (payload format 2.0)", () => {
       requestContext: { http: { method: "POST", path: "/plants", sourceIp: "127.0.0.1" }, stage: "$default" },
       isBase64Encoded: false,
     });
-    expect(event.headers["x-forwarded-for"]).toBe("198.51.100.1,198.51.100.2");
+    // API Gateway appends the client's address, and adds the port, scheme and a trace id.
+    expect(event.headers["x-forwarded-for"]).toBe("198.51.100.1,198.51.100.2, 127.0.0.1");
+    expect(event.headers["x-forwarded-port"]).toBe(String(port));
+    expect(event.headers["x-forwarded-proto"]).toBe("http");
+    expect(event.headers["x-amzn-trace-id"]).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/);
     expect(event.headers.authorization).toBe("Bearer one,Bearer two");
     expect(event.headers.cookie).toBeUndefined();
     expect(event.requestContext.requestId).toMatch(/^[\w-]{20,}$/);
