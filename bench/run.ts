@@ -23,6 +23,7 @@ import { measureLocalLoad } from "./local-load.ts";
 import { measureParserRows } from "./parser.ts";
 import { PRICES_READ_ON, PRICES_REGION } from "./prices.ts";
 import { budgetRow, errorRow, infoRow, micros, ms, type Row, renderTable, times, usd } from "./report.ts";
+import type { Summary } from "./stats.ts";
 import { measureWarmCpu } from "./warm-cpu.ts";
 
 const BUDGET = {
@@ -152,8 +153,8 @@ try {
         rows.push(
           infoRow(
             "2",
-            `${label}: ${name}, import to first answer, median (p90) of ${summary.count}; CPU`,
-            `${ms(summary.median)} (${ms(summary.p90)})${versusFloor}; CPU ${ms(cpu)}`,
+            `${label}: ${name}, import to first answer, median (p10–p90) of ${summary.count}; CPU`,
+            `${ms(summary.median)} (${ms(summary.p10)}–${ms(summary.p90)})${versusFloor}; CPU ${ms(cpu)}`,
           ),
         );
       }
@@ -179,12 +180,17 @@ try {
     const [atDefaults, atZero] = conditions;
     if (atDefaults !== undefined && atZero !== undefined) {
       const moves = coldPathSubjects(bundles).map((subject) => {
-        const moved =
-          (atDefaults.firstMs.get(subject.name)?.median ?? Number.NaN) -
-          (atZero.firstMs.get(subject.name)?.median ?? Number.NaN);
-        return `${subject.name} +${moved.toFixed(1)} ms (model +${subject.networkMs(roundTrips)} ms)`;
+        const at = (condition: typeof atZero, pick: (summary: Summary) => number) => {
+          const summary = condition.firstMs.get(subject.name);
+          return summary === undefined ? Number.NaN : pick(summary);
+        };
+        const median = at(atDefaults, (s) => s.median) - at(atZero, (s) => s.median);
+        const p10 = at(atDefaults, (s) => s.p10) - at(atZero, (s) => s.p10);
+        return `${subject.name} ${signed(median)} ms, p10 ${signed(p10)} ms (model +${subject.networkMs(roundTrips)} ms)`;
       });
-      notes.push(`cold path, median moved from zero RTTs to ${rttLabel(roundTrips)}: ${moves.join("; ")}`);
+      notes.push(
+        `cold path, how far each moved from zero RTTs to ${rttLabel(roundTrips)}, median and p10: ${moves.join("; ")}`,
+      );
     }
   });
 
@@ -326,6 +332,10 @@ console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
 const failed = rows.filter((row) => row.verdict === "FAIL" || row.verdict === "ERROR");
 if (failed.length > 0) console.log(`\n${failed.length} result(s) did not meet the budget or did not run.`);
 if (process.env.BENCH_STRICT === "1" && failed.length > 0) process.exitCode = 1;
+
+function signed(value: number): string {
+  return `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
+}
 
 function rttLabel({ storeMs, issuerMs }: RoundTrips): string {
   return storeMs === 0 && issuerMs === 0 ? "RTT 0" : `RTT store ${storeMs} ms, issuer ${issuerMs} ms`;

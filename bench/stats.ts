@@ -1,5 +1,7 @@
 export interface Summary {
   count: number;
+  /** The fastest tenth: on a loaded machine, the runs least disturbed by other work. */
+  p10: number;
   median: number;
   p90: number;
   p99: number;
@@ -16,6 +18,7 @@ export function percentile(values: readonly number[], rank: number): number {
 export function summarize(values: readonly number[]): Summary {
   return {
     count: values.length,
+    p10: percentile(values, 10),
     median: percentile(values, 50),
     p90: percentile(values, 90),
     p99: percentile(values, 99),
