@@ -69,9 +69,21 @@ if (args.includes("--help")) {
   console.log(USAGE);
   process.exit(0);
 }
+let parsed: TokenArguments;
 try {
-  process.stdout.write(`${await token(parseTokenArguments(args))}\n`);
+  parsed = parseTokenArguments(args);
 } catch (error) {
-  console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  console.error(`${messageOf(error)}\n${USAGE}`);
   process.exit(1);
+}
+try {
+  process.stdout.write(`${await token(parsed)}\n`);
+} catch (error) {
+  // One line that says what to do: the usage is no help when the arguments were right.
+  console.error(messageOf(error));
+  process.exit(1);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -242,7 +242,7 @@ describe("npm run token -- --stack, without AWS configuration", () => {
     const { code, stdout, stderr } = await runTokenCommand();
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr.split("\n")[0]).toBe(NO_REGION_MESSAGE);
+    expect(stderr.trim()).toBe(NO_REGION_MESSAGE);
     expect(stderr).not.toMatch(sdkNoise);
   }, 30_000);
 
@@ -253,7 +253,7 @@ describe("npm run token -- --stack, without AWS configuration", () => {
     });
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr.split("\n")[0]).toBe(NO_CREDENTIALS_MESSAGE);
+    expect(stderr.trim()).toBe(NO_CREDENTIALS_MESSAGE);
     expect(stderr).not.toMatch(sdkNoise);
   }, 30_000);
 });
