@@ -15,6 +15,7 @@ import { Alias, Architecture, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lam
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
 import { HANDLER_ENTRY, HANDLER_EXPORT } from "../tools/bundle-options.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
 import { bundlingFromBundleOptions } from "./bundling.ts";
@@ -30,7 +31,7 @@ export interface PlantStoreStackProps extends StackProps {
 }
 
 /** How long the handler keeps retrying the store before it answers 503 (the handler's default). */
-export const STORE_DEADLINE = Duration.seconds(3);
+export const STORE_DEADLINE = Duration.millis(DEFAULT_STORE_DEADLINE_MS);
 /**
  * Comfortably above STORE_DEADLINE: a cold start also pays for init and the first JWKS fetch before the
  * store is tried, and a timeout would turn the handler's own 503 into the gateway's bare 500. It stays far

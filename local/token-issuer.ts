@@ -4,9 +4,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 
 export const LOCAL_CLIENT_ID = "plant-store-local";
-export const DEFAULT_SCOPE = "plants/write";
+export const DEFAULT_SCOPE = DEFAULT_REQUIRED_SCOPE;
 const ALGORITHM = "RS256";
 
 export interface MintOptions {
