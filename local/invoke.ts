@@ -2,7 +2,8 @@
  * `npm run invoke -- <event.json>...`: runs the bundled handler on API Gateway event files, in order,
  * against the local store, and prints one result per file. `${LOCAL_TOKEN}` becomes a fresh local token.
  * Only one process can open the embedded store: when `npm start` runs on the same data dir, the handler
- * uses that server's store and key set; otherwise this command opens the store itself for the call.
+ * uses that server's store and key set; otherwise this command opens the store itself for the call (and
+ * if another process is just starting on the dir, it waits for that one to serve or to finish).
  */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
