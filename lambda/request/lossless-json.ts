@@ -137,15 +137,28 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
     }
   };
 
-  const parseObject = (depth: number): JsonValue => {
+  /** Past an opening bracket: true, and past the closing one too, when the container is empty. */
+  const opensEmpty = (depth: number, closing: "}" | "]"): boolean => {
     if (depth > maxDepth) fail("nesting too deep");
     position++;
-    const object: { [key: string]: JsonValue } = Object.create(null);
     skipWhitespace();
-    if (text[position] === "}") {
-      position++;
-      return object;
-    }
+    if (text[position] !== closing) return false;
+    position++;
+    return true;
+  };
+
+  /** After a member or an element: true past the closing bracket, false past a comma. */
+  const closes = (closing: "}" | "]"): boolean => {
+    skipWhitespace();
+    const separator = text[position];
+    if (separator !== closing && separator !== ",") fail(`expected ',' or '${closing}'`);
+    position++;
+    return separator === closing;
+  };
+
+  const parseObject = (depth: number): JsonValue => {
+    const object: { [key: string]: JsonValue } = Object.create(null);
+    if (opensEmpty(depth, "}")) return object;
     for (;;) {
       skipWhitespace();
       if (text[position] !== '"') fail("expected a property name");
@@ -159,34 +172,16 @@ export function parseJson(text: string, maxDepth = 32): JsonValue {
       if (text[position] !== ":") fail("expected ':'");
       position++;
       object[key] = parseValue(depth);
-      skipWhitespace();
-      const separator = text[position++];
-      if (separator === "}") return object;
-      if (separator !== ",") {
-        position--;
-        fail("expected ',' or '}'");
-      }
+      if (closes("}")) return object;
     }
   };
 
   const parseArray = (depth: number): JsonValue => {
-    if (depth > maxDepth) fail("nesting too deep");
-    position++;
     const array: JsonValue[] = [];
-    skipWhitespace();
-    if (text[position] === "]") {
-      position++;
-      return array;
-    }
+    if (opensEmpty(depth, "]")) return array;
     for (;;) {
       array.push(parseValue(depth));
-      skipWhitespace();
-      const separator = text[position++];
-      if (separator === "]") return array;
-      if (separator !== ",") {
-        position--;
-        fail("expected ',' or ']'");
-      }
+      if (closes("]")) return array;
     }
   };
 
