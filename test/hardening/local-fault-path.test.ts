@@ -7,8 +7,8 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { callDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
-import { type RunningServer, startServer, tempDataDir } from "../local/local-run.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 
 // The shipped store deadline (STORE_DEADLINE_MS defaults to 3000), plus HTTP and scheduling slack.
 const ANSWER_BOUND_MS = 3000 + 1500;

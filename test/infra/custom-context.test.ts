@@ -9,7 +9,7 @@ import {
   onlyResource,
   synthesisError,
   synthesizePlantStore,
-} from "./synthesize.ts";
+} from "../support/synthesize.ts";
 
 const CERTIFICATE_ARN = "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789";
 

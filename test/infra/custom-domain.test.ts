@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
-import { onlyLogicalId, onlyResource, synthesizePlantStore } from "./synthesize.ts";
+import { onlyLogicalId, onlyResource, synthesizePlantStore } from "../support/synthesize.ts";
 
 const { template, nagFindings } = synthesizePlantStore({
   domainName: "api.plants.example.com",

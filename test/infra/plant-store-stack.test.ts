@@ -12,7 +12,7 @@ import {
   onlyLogicalId,
   onlyResource,
   synthesizePlantStore,
-} from "./synthesize.ts";
+} from "../support/synthesize.ts";
 
 const { template, nagFindings, handlerAssetDirectory } = synthesizePlantStore();
 

@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { claimDataDir, DataDirTakenError, lockPath } from "../../local/data-dir-lock.ts";
-import { tempDataDir } from "./local-run.ts";
+import { tempDataDir } from "../support/local-run.ts";
 
 let exitedPid: number | undefined;
 /** The pid of a process that has exited: what a crashed `npm start` leaves in its lock. */

@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
-import { type RunningServer, startServer, tempDataDir } from "./local-run.ts";
+import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 
 describe("npm start with AWS_ENDPOINT_URL_DYNAMODB", () => {
   let dynamoDb: LocalDynamoDb;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { npmRun, tempDataDir } from "./local-run.ts";
+import { npmRun, tempDataDir } from "../support/local-run.ts";
 
 describe("npm run invoke: the bundled handler on event files, without a server running", () => {
   it("runs several events in order against the data dir's store, one result each", async () => {

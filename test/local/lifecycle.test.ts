@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
-import { type Command, REPO, startCommand, startServer, tempDataDir, waitForBanner } from "./local-run.ts";
+import {
+  type Command,
+  REPO,
+  startCommand,
+  startServer,
+  tempDataDir,
+  waitForBanner,
+} from "../support/local-run.ts";
 
 const TSX = join(REPO, "node_modules", ".bin", "tsx");
 /** Generous: stopping takes well under a second; a server that does not stop at all fails the test. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
-import { tempDataDir } from "./local-run.ts";
+import { tempDataDir } from "../support/local-run.ts";
 
 function post(api: LocalApi, token: string, body: object) {
   return fetch(`${api.url}/plants`, {

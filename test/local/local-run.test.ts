@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
-import { npmRun, type RunningServer, startServer, tempDataDir } from "./local-run.ts";
+import { npmRun, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 

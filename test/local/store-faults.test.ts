@@ -7,8 +7,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
-import { FAIL_WRITES_FILE } from "./level-write-fault.ts";
-import { REPO, startCommand, startServer, tempDataDir } from "./local-run.ts";
+import { FAIL_WRITES_FILE } from "../support/level-write-fault.ts";
+import { REPO, startCommand, startServer, tempDataDir } from "../support/local-run.ts";
 
 const TSX = join(REPO, "node_modules", ".bin", "tsx");
 
@@ -65,7 +65,7 @@ describe("npm start when a write to the store fails (a full disk)", () => {
     const dataDir = await tempDataDir();
     const server = await startServer(
       { PLANTS_DATA_DIR: dataDir },
-      { nodeArgs: ["--import", "./test/local/level-write-fault.ts"] },
+      { nodeArgs: ["--import", "./test/support/level-write-fault.ts"] },
     );
     const token = await mintLocalToken(dataDir);
     const post = () =>
