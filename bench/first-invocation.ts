@@ -87,24 +87,41 @@ export function timeFreshProcess(
   return runNodeForJson<FreshProcessTimes>(args, environment, profileFolder);
 }
 
-export async function measureFirstInvocation(setup: FirstInvocationSetup): Promise<FirstInvocationResult> {
+/**
+ * Each bundle in turn (the order rotating each run, so load drift falls on all alike), `setup.runs`
+ * fresh processes each; results by bundle, in the order given. The first is `setup.bundlePath`.
+ */
+export async function measureFirstInvocations(
+  setup: FirstInvocationSetup,
+  others: string[] = [],
+): Promise<FirstInvocationResult[]> {
+  const bundles = [setup.bundlePath, ...others];
   const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
-  const idsPerRun = setup.warmCallsPerRun + 1;
-  const firstId = Date.now() * 1000;
-  const first: number[] = [];
-  const importOnly: number[] = [];
-  const warm: number[] = [];
+  let nextId = Date.now() * 1000;
+  const samples = bundles.map(() => ({
+    first: [] as number[],
+    importOnly: [] as number[],
+    warm: [] as number[],
+  }));
   for (let run = 0; run < setup.runs; run++) {
-    const result = await timeFreshProcess(
-      setup.bundlePath,
-      setup.environment,
-      event,
-      firstId + run * idsPerRun,
-      setup.warmCallsPerRun,
-    );
-    first.push(result.firstMs);
-    importOnly.push(result.importMs);
-    warm.push(...result.warmMs);
+    for (let turn = 0; turn < bundles.length; turn++) {
+      const which = (run + turn) % bundles.length;
+      const result = await timeFreshProcess(
+        bundles[which] as string,
+        setup.environment,
+        event,
+        nextId,
+        setup.warmCallsPerRun,
+      );
+      nextId += setup.warmCallsPerRun + 1;
+      samples[which]?.first.push(result.firstMs);
+      samples[which]?.importOnly.push(result.importMs);
+      samples[which]?.warm.push(...result.warmMs);
+    }
   }
-  return { first: summarize(first), importOnly: summarize(importOnly), warm: summarize(warm) };
+  return samples.map(({ first, importOnly, warm }) => ({
+    first: summarize(first),
+    importOnly: summarize(importOnly),
+    warm: summarize(warm),
+  }));
 }

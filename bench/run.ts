@@ -18,7 +18,7 @@ import {
 } from "./cold-path.ts";
 import { measureColdStart } from "./cold-start.ts";
 import { costPerMillionCreates, estimatedAwsDurationMs } from "./cost.ts";
-import { measureFirstInvocation } from "./first-invocation.ts";
+import { measureFirstInvocations } from "./first-invocation.ts";
 import { measureLocalLoad } from "./local-load.ts";
 import { measureParserRows } from "./parser.ts";
 import { PRICES_READ_ON, PRICES_REGION } from "./prices.ts";
@@ -195,13 +195,18 @@ try {
   });
 
   await section("2", "First invocation on loopback", async () => {
-    const first = await measureFirstInvocation({
-      bundlePath: bundles.handlerPath,
-      environment: harness.environment,
-      token,
-      runs: settings.firstInvocationRuns,
-      warmCallsPerRun: settings.warmCallsPerRun,
-    });
+    const extras = extraBundles();
+    const [first, ...others] = await measureFirstInvocations(
+      {
+        bundlePath: bundles.handlerPath,
+        environment: harness.environment,
+        token,
+        runs: settings.firstInvocationRuns,
+        warmCallsPerRun: settings.warmCallsPerRun,
+      },
+      extras.map((extra) => extra.path),
+    );
+    if (first === undefined) throw new Error("the handler was not measured");
     warmDurationMs = first.warm.median;
     rows.push(
       infoRow(
@@ -215,6 +220,17 @@ try {
         `${ms(first.warm.median)} (${ms(first.warm.p99)})`,
       ),
     );
+    for (const [index, extra] of extras.entries()) {
+      const result = others[index];
+      if (result === undefined) continue;
+      rows.push(
+        infoRow(
+          "2",
+          `${extra.name}, loopback: first create; later creates, median (p99)`,
+          `${ms(result.first.median)}; ${ms(result.warm.median)} (${ms(result.warm.p99)})`,
+        ),
+      );
+    }
     notes.push(
       `first invocation on loopback: the import part ${ms(first.importOnly.median)} median, ` +
         `the first create ${ms(first.first.median - first.importOnly.median)} (difference of medians)`,
@@ -333,6 +349,20 @@ const failed = rows.filter((row) => row.verdict === "FAIL" || row.verdict === "E
 if (failed.length > 0) console.log(`\n${failed.length} result(s) did not meet the budget or did not run.`);
 if (process.env.BENCH_STRICT === "1" && failed.length > 0) process.exitCode = 1;
 
+/**
+ * BENCH_COLD_EXTRA_BUNDLES=name=path[=prewarmed],…: more bundles (another commit's, say) measured beside
+ * the shipped one; `prewarmed` says the bundle opens its store connection at init.
+ */
+function extraBundles(): { name: string; path: string; storePrewarmed: boolean }[] {
+  return (process.env.BENCH_COLD_EXTRA_BUNDLES ?? "")
+    .split(",")
+    .filter((entry) => entry.includes("="))
+    .map((entry) => {
+      const [name = "", path = "", prewarmed] = entry.split("=");
+      return { name: `extra bundle ${name}`, path, storePrewarmed: prewarmed === "prewarmed" };
+    });
+}
+
 function signed(value: number): string {
   return `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
 }
@@ -348,14 +378,7 @@ function rttLabel({ storeMs, issuerMs }: RoundTrips): string {
  */
 function coldPathSubjects(bundles: BenchBundles): ColdPathSubject[] {
   const newConnection = (rtt: number) => NEW_CONNECTION_ROUND_TRIPS * rtt;
-  // name=path[=prewarmed]: the last part says the bundle opens its store connection at init.
-  const extra = (process.env.BENCH_COLD_EXTRA_BUNDLES ?? "")
-    .split(",")
-    .filter((entry) => entry.includes("="))
-    .map((entry) => {
-      const [name = "", path = "", prewarmed] = entry.split("=");
-      return { name: `extra bundle ${name}`, path, storePrewarmed: prewarmed === "prewarmed" };
-    });
+  const extra = extraBundles();
   const handlers = [
     { name: HANDLER, path: bundles.handlerPath, storePrewarmed: true },
     ...bundles.leverVariants.map((variant) => ({ ...variant, name: `handler ${variant.name}` })),
