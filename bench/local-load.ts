@@ -46,12 +46,22 @@ export async function measureLocalLoad(settings: LoadSettings): Promise<LocalLoa
   const dataRoot = await mkdtemp(join(tmpdir(), "plant-store-bench-"));
   try {
     const localPath = await withLoadTarget("local-api", join(dataRoot, "local-api"), async (address) => {
-      const target = { url: address.url, headers: localApiHeaders(address.token ?? ""), body: createBody };
+      const target = {
+        name: "the local API",
+        url: address.url,
+        headers: localApiHeaders(address.token ?? ""),
+        body: createBody,
+      };
       await runLoad(target, settings.connections, { duration: settings.warmUpSeconds });
       return runLoad(target, settings.connections, { duration: settings.seconds });
     });
     const rawStore = await withLoadTarget("dynalite", join(dataRoot, "raw-store"), async (address) => {
-      const target = { url: address.url, headers: await putItemHeaders(address.url), body: putItemBody };
+      const target = {
+        name: "raw dynalite",
+        url: address.url,
+        headers: await putItemHeaders(address.url),
+        body: putItemBody,
+      };
       await runLoad(target, settings.connections, { duration: settings.warmUpSeconds });
       return runLoad(target, settings.connections, { amount: localPath.creates });
     });
@@ -94,6 +104,8 @@ async function putItemHeaders(endpoint: string): Promise<Record<string, string>>
 }
 
 interface LoadTarget {
+  /** Which side of the comparison, for the error message. */
+  name: string;
   url: string;
   headers: Record<string, string>;
   body: (id: number) => string;
@@ -131,7 +143,7 @@ async function runLoad(
   const seconds = (performance.now() - startedAt) / 1000;
   if (failures.size > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(
-      `load on ${target.url} failed: statuses ${JSON.stringify(Object.fromEntries(failures))}, ` +
+      `load on ${target.name} (${target.url}) failed: statuses ${JSON.stringify(Object.fromEntries(failures))}, ` +
         `${result.errors} errors, ${result.timeouts} timeouts`,
     );
   }
