@@ -71,10 +71,7 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
     const cpuSamples = setup.conditions.map(emptySamples);
     let nextId = Date.now() * 1000 + 1_000_000_000;
     for (let round = 0; round < setup.rounds; round++) {
-      for (const [index, roundTrips] of rotate(
-        setup.conditions.map((c, i) => [i, c] as const),
-        round,
-      )) {
+      for (const [index, roundTrips] of rotate([...setup.conditions.entries()], round)) {
         store.setRoundTripMs(roundTrips.storeMs);
         issuer.setRoundTripMs(roundTrips.issuerMs);
         for (const subject of rotate(setup.subjects, round)) {
