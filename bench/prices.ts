@@ -1,5 +1,5 @@
 /**
- * Public on-demand list prices, us-east-1, as given in the project's issue 4 and copied on 2026-11-22;
+ * Public on-demand list prices, us-east-1, as stated current for 2026 when copied on 2026-11-22;
  * not re-read from the AWS pricing pages (the benchmark machine has no network). Re-read them before
  * quoting a cost: they change, and they differ by region.
  */
