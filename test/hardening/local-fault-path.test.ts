@@ -4,11 +4,12 @@
  * loopback DynamoDB that throttles, then hangs, then recovers. Real HTTP in, real client out.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { callDynamoDb, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
+import { type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
+import { readStoredItem } from "../support/stored-item.ts";
 
 // The shipped store deadline (STORE_DEADLINE_MS defaults to 3000), plus HTTP and scheduling slack.
 const ANSWER_BOUND_MS = 3000 + 1500;
@@ -46,14 +47,7 @@ async function post(body: string): Promise<{ response: Response; text: string; e
   return { response, text, elapsedMs: performance.now() - startedAt };
 }
 
-async function storedItem(id: string): Promise<unknown> {
-  const { body } = await callDynamoDb(dynamoDb.endpoint, "GetItem", {
-    TableName: DEFAULT_TABLE_NAME,
-    Key: { id: { N: id } },
-    ConsistentRead: true,
-  });
-  return body.Item;
-}
+const storedItem = (id: string) => readStoredItem(dynamoDb.endpoint, DEFAULT_TABLE_NAME, id);
 
 test("npm start on a throttling, then hanging, store answers 503 with Retry-After in time, then recovers", async () => {
   for (const fault of ["throttle", "hang"] as const) {

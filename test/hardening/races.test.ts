@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
-import { callDynamoDb } from "../../local/dynamodb.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
+import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
 let token: string;
@@ -34,14 +34,7 @@ function create(index: number, plant: { id: string; name: string }): Promise<Api
   );
 }
 
-async function storedItem(id: string): Promise<unknown> {
-  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
-    TableName: TEST_TABLE,
-    Key: { id: { N: id } },
-    ConsistentRead: true,
-  });
-  return body.Item;
-}
+const storedItem = (id: string) => readStoredItem(harness.dynamoDb.endpoint, TEST_TABLE, id);
 
 test("50 concurrent creates of one id with different names: exactly one 200, the rest 409, the winner stored", async () => {
   const id = "9223372036854775807";

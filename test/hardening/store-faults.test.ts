@@ -18,6 +18,7 @@ import { apiGatewayEvent } from "../support/events.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
+import { readStoredItem } from "../support/stored-item.ts";
 
 const DEADLINE_MS = 600;
 const ATTEMPT_TIMEOUT_MS = 150;
@@ -71,14 +72,7 @@ async function create(id: number, name = "Fern"): Promise<Timed> {
   return { result, elapsedMs: performance.now() - startedAt };
 }
 
-async function storedItem(id: number): Promise<unknown> {
-  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
-    TableName: TEST_TABLE,
-    Key: { id: { N: String(id) } },
-    ConsistentRead: true,
-  });
-  return body.Item;
-}
+const storedItem = (id: number) => readStoredItem(harness.dynamoDb.endpoint, TEST_TABLE, id);
 
 async function storedCount(): Promise<number> {
   const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "Scan", {

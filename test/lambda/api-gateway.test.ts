@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiGatewayEvent, toApiRequest } from "../../lambda/http/api-gateway.ts";
-import { callDynamoDb } from "../../local/dynamodb.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
 let token: string;
@@ -21,14 +21,7 @@ afterAll(async () => {
   await harness?.close();
 });
 
-async function storedItem(id: number): Promise<unknown> {
-  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
-    TableName: TEST_TABLE,
-    Key: { id: { N: String(id) } },
-    ConsistentRead: true,
-  });
-  return body.Item;
-}
+const storedItem = (id: number) => readStoredItem(harness.dynamoDb.endpoint, TEST_TABLE, id);
 
 /**
  * The event API Gateway makes of these bytes sent as application/json: the body as text, each

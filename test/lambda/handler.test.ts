@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
-import { callDynamoDb } from "../../local/dynamodb.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { captureLogs } from "../support/log-capture.ts";
+import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
 let token: string;
@@ -22,14 +22,7 @@ function body(result: { body: string }): Record<string, unknown> {
   return JSON.parse(result.body) as Record<string, unknown>;
 }
 
-async function storedItem(id: string): Promise<Record<string, unknown> | undefined> {
-  const { body } = await callDynamoDb(harness.dynamoDb.endpoint, "GetItem", {
-    TableName: TEST_TABLE,
-    Key: { id: { N: id } },
-    ConsistentRead: true,
-  });
-  return body.Item as Record<string, unknown> | undefined;
-}
+const storedItem = (id: string) => readStoredItem(harness.dynamoDb.endpoint, TEST_TABLE, id);
 
 describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version) => {
   it("creates a plant and answers the spec's Plant, without id", async () => {
