@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError, PlantConflictError } from "../../lambda/errors.ts";
 import { type CreateOutcome, createPlant } from "../../lambda/plants/create-plant.ts";
-import { createDynamoDbPlantStore } from "../../lambda/store/dynamodb-plant-store.ts";
+import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
 import type { PlantStore } from "../../lambda/store/plant-store.ts";
 import {
   callDynamoDb,
@@ -15,20 +15,26 @@ import {
 } from "../../local/dynamodb.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 
+/** A DynamoDB plant store on `endpoint` with the local identity, 2 s deadline and 1 s attempts unless overridden. */
+function localStore(endpoint: string, overrides: Partial<DynamoDbSettings> = {}) {
+  return createDynamoDbPlantStore({
+    tableName: "plants",
+    region: LOCAL_REGION,
+    credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+    deadlineMs: 2000,
+    attemptTimeoutMs: 1000,
+    endpoint,
+    ...overrides,
+  });
+}
+
 let dynamoDb: LocalDynamoDb;
 let store: PlantStore;
 
 beforeAll(async () => {
   dynamoDb = await startDynalite();
   await ensurePlantsTable(dynamoDb.endpoint, "plants");
-  store = createDynamoDbPlantStore({
-    tableName: "plants",
-    region: LOCAL_REGION,
-    endpoint: dynamoDb.endpoint,
-    credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
-    deadlineMs: 2000,
-    attemptTimeoutMs: 1000,
-  });
+  store = localStore(dynamoDb.endpoint);
 });
 afterAll(async () => {
   await dynamoDb.close();
@@ -110,14 +116,7 @@ describe("the DynamoDB plant store, against DynamoDB's own conflict answer", () 
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const dynamoDbLike = createDynamoDbPlantStore({
-      tableName: "plants",
-      region: LOCAL_REGION,
-      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
-      deadlineMs: 2000,
-      attemptTimeoutMs: 1000,
-    });
+    const dynamoDbLike = localStore(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     try {
       const outcome = await dynamoDbLike.putIfAbsent({ id: 9007199254740993n, name: "Rose" });
       expect(outcome).toEqual({
@@ -145,15 +144,7 @@ describe("the store's attempt count", () => {
     await faulty.close();
   });
 
-  const storeBehindFaults = () =>
-    createDynamoDbPlantStore({
-      tableName: "plants",
-      region: LOCAL_REGION,
-      endpoint: faulty.url,
-      credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
-      deadlineMs: 2000,
-      attemptTimeoutMs: 1000,
-    });
+  const storeBehindFaults = () => localStore(faulty.url);
 
   it("counts each call to DynamoDB: the write, the read after a conflict, and failed attempts", async () => {
     const observed = { storeAttempts: 0 };
@@ -195,13 +186,7 @@ describe("signing", () => {
   it("signs every call (SigV4, with the session token) so that DynamoDB's check accepts it", async () => {
     const faulty = await startFaultyDynamoDb(dynamoDb.endpoint, identity);
     try {
-      const signedStore = createDynamoDbPlantStore({
-        ...identity,
-        tableName: "plants",
-        endpoint: faulty.url,
-        deadlineMs: 2000,
-        attemptTimeoutMs: 1000,
-      });
+      const signedStore = localStore(faulty.url, identity);
       await signedStore.putIfAbsent({ id: 700n, name: "Fern", tag: "ünïcödé" });
       faulty.script(["throttle", "condition-failed-without-item"], "proxy");
       await signedStore.putIfAbsent({ id: 700n, name: "Fern", tag: "ünïcödé" });
@@ -220,13 +205,9 @@ describe("signing", () => {
         expect(sessionToken).toBe(identity.credentials.sessionToken);
       }
 
-      const wrongKey = createDynamoDbPlantStore({
+      const wrongKey = localStore(faulty.url, {
         region: identity.region,
         credentials: { ...identity.credentials, secretAccessKey: "not-the-key" },
-        tableName: "plants",
-        endpoint: faulty.url,
-        deadlineMs: 2000,
-        attemptTimeoutMs: 1000,
       });
       faulty.clearRequests();
       await wrongKey.putIfAbsent({ id: 701n, name: "Fern" });
@@ -241,14 +222,7 @@ describe("prewarm", () => {
   it("opens the connection that the first write then uses", async () => {
     const faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
     try {
-      const warmStore = createDynamoDbPlantStore({
-        tableName: "plants",
-        region: LOCAL_REGION,
-        endpoint: faulty.url,
-        credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
-        deadlineMs: 2000,
-        attemptTimeoutMs: 1000,
-      });
+      const warmStore = localStore(faulty.url);
       await warmStore.prewarm();
       expect(faulty.healthChecks()).toBe(1);
       expect(faulty.connections()).toBe(1);
@@ -265,14 +239,7 @@ describe("prewarm", () => {
     await new Promise<void>((resolve) => unreachable.listen(0, "127.0.0.1", resolve));
     const { port } = unreachable.address() as AddressInfo;
     await new Promise<void>((resolve) => unreachable.close(() => resolve()));
-    const coldStore = createDynamoDbPlantStore({
-      tableName: "plants",
-      region: LOCAL_REGION,
-      endpoint: `http://127.0.0.1:${port}`,
-      credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
-      deadlineMs: 300,
-      attemptTimeoutMs: 100,
-    });
+    const coldStore = localStore(`http://127.0.0.1:${port}`, { deadlineMs: 300, attemptTimeoutMs: 100 });
     await expect(coldStore.prewarm()).resolves.toBeUndefined();
     await expect(coldStore.putIfAbsent({ id: 601n, name: "Fern" })).rejects.toThrow(
       DependencyUnavailableError,
@@ -282,11 +249,7 @@ describe("prewarm", () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      const hungStore = createDynamoDbPlantStore({
-        tableName: "plants",
-        region: LOCAL_REGION,
-        endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-        credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
+      const hungStore = localStore(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, {
         deadlineMs: 300,
         attemptTimeoutMs: 100,
       });
