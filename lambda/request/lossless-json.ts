@@ -51,145 +51,155 @@ const ESCAPES: Record<string, string> = {
   t: "\t",
 };
 
-export function parseJson(text: string, maxDepth = 32): JsonValue {
-  let position = 0;
-
-  const fail = (reason: string): never => {
-    throw new JsonSyntaxError(reason, position);
-  };
-
-  const skipWhitespace = (): void => {
-    for (;;) {
-      const code = text.charCodeAt(position);
-      if (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) position++;
-      else return;
-    }
-  };
-
-  const expectLiteral = (literal: string, value: JsonValue): JsonValue => {
-    if (!text.startsWith(literal, position)) fail("unexpected token");
-    position += literal.length;
-    return value;
-  };
-
-  const parseString = (): string => {
-    position++; // opening quote
-    let result = "";
-    for (;;) {
-      if (text.charCodeAt(position) !== BACKSLASH) {
-        PLAIN_STRING_CHARS.lastIndex = position;
-        PLAIN_STRING_CHARS.exec(text);
-        result += text.slice(position, PLAIN_STRING_CHARS.lastIndex);
-        position = PLAIN_STRING_CHARS.lastIndex;
-      }
-      const char = text[position];
-      if (char === '"') {
-        position++;
-        if (!result.isWellFormed()) fail("string with an unpaired surrogate");
-        return result;
-      }
-      if (char === undefined) fail("unterminated string");
-      if (char !== "\\") fail("control character in string");
-      const escapeLetter = text[position + 1] ?? "";
-      if (escapeLetter === "u") {
-        const codeUnit = hexCodeUnit(text, position + 2);
-        if (codeUnit < 0) fail("bad \\u escape");
-        result += String.fromCharCode(codeUnit);
-        position += 6;
-      } else {
-        const unescaped = ESCAPES[escapeLetter];
-        if (unescaped === undefined) fail("bad escape");
-        result += unescaped;
-        position += 2;
-      }
-    }
-  };
-
-  const parseNumber = (): number | bigint => {
-    NUMBER_PATTERN.lastIndex = position;
-    const match = NUMBER_PATTERN.exec(text);
-    if (match === null) return fail("unexpected token");
-    const lexeme = match[0];
-    position += lexeme.length;
-    return exactNumber(lexeme, match[1] ?? "", match[2] ?? "", match[3]);
-  };
-
-  const parseValue = (depth: number): JsonValue => {
-    skipWhitespace();
-    const char = text[position];
-    switch (char) {
-      case "{":
-        return parseObject(depth + 1);
-      case "[":
-        return parseArray(depth + 1);
-      case '"':
-        return parseString();
-      case "t":
-        return expectLiteral("true", true);
-      case "f":
-        return expectLiteral("false", false);
-      case "n":
-        return expectLiteral("null", null);
-      case undefined:
-        return fail("unexpected end of input");
-      default:
-        return parseNumber();
-    }
-  };
-
-  /** Past an opening bracket: true, and past the closing one too, when the container is empty. */
-  const opensEmpty = (depth: number, closing: "}" | "]"): boolean => {
-    if (depth > maxDepth) fail("nesting too deep");
-    position++;
-    skipWhitespace();
-    if (text[position] !== closing) return false;
-    position++;
-    return true;
-  };
-
-  /** After a member or an element: true past the closing bracket, false past a comma. */
-  const closes = (closing: "}" | "]"): boolean => {
-    skipWhitespace();
-    const separator = text[position];
-    if (separator !== closing && separator !== ",") fail(`expected ',' or '${closing}'`);
-    position++;
-    return separator === closing;
-  };
-
-  const parseObject = (depth: number): JsonValue => {
-    const object: { [key: string]: JsonValue } = Object.create(null);
-    if (opensEmpty(depth, "}")) return object;
-    for (;;) {
-      skipWhitespace();
-      if (text[position] !== '"') fail("expected a property name");
-      const keyPosition = position;
-      const key = parseString();
-      if (Object.hasOwn(object, key)) {
-        position = keyPosition;
-        fail(`duplicate property '${key}'`);
-      }
-      skipWhitespace();
-      if (text[position] !== ":") fail("expected ':'");
-      position++;
-      object[key] = parseValue(depth);
-      if (closes("}")) return object;
-    }
-  };
-
-  const parseArray = (depth: number): JsonValue => {
-    const array: JsonValue[] = [];
-    if (opensEmpty(depth, "]")) return array;
-    for (;;) {
-      array.push(parseValue(depth));
-      if (closes("]")) return array;
-    }
-  };
-
-  const value = parseValue(0);
+export function parseJson(json: string, depthLimit = 32): JsonValue {
+  text = json;
+  position = 0;
+  maxDepth = depthLimit;
+  const value = readValue(0);
   skipWhitespace();
   if (position !== text.length) fail("unexpected data after the JSON value");
   return value;
 }
+
+// The parse in progress. parseJson is synchronous and calls nothing that could parse again meanwhile, so
+// one set of module variables serves every parse; plain functions over them minify far smaller than a class.
+let text = "";
+let position = 0;
+let maxDepth = 32;
+
+const fail = (reason: string): never => {
+  throw new JsonSyntaxError(reason, position);
+};
+
+const skipWhitespace = (): void => {
+  for (;;) {
+    const code = text.charCodeAt(position);
+    if (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) position++;
+    else return;
+  }
+};
+
+const readValue = (depth: number): JsonValue => {
+  skipWhitespace();
+  switch (text[position]) {
+    case "{":
+      return readObject(depth + 1);
+    case "[":
+      return readArray(depth + 1);
+    case '"':
+      return readString();
+    case "t":
+      return readLiteral("true", true);
+    case "f":
+      return readLiteral("false", false);
+    case "n":
+      return readLiteral("null", null);
+    case undefined:
+      return fail("unexpected end of input");
+    default:
+      return readNumber();
+  }
+};
+
+const readLiteral = (literal: string, value: JsonValue): JsonValue => {
+  if (!text.startsWith(literal, position)) fail("unexpected token");
+  position += literal.length;
+  return value;
+};
+
+const readString = (): string => {
+  position++; // opening quote
+  let result = "";
+  for (;;) {
+    if (text.charCodeAt(position) !== BACKSLASH) {
+      PLAIN_STRING_CHARS.lastIndex = position;
+      PLAIN_STRING_CHARS.exec(text);
+      result += text.slice(position, PLAIN_STRING_CHARS.lastIndex);
+      position = PLAIN_STRING_CHARS.lastIndex;
+    }
+    const char = text[position];
+    if (char === '"') {
+      position++;
+      if (!result.isWellFormed()) fail("string with an unpaired surrogate");
+      return result;
+    }
+    if (char === undefined) fail("unterminated string");
+    if (char !== "\\") fail("control character in string");
+    result += readEscape();
+  }
+};
+
+/** The character a backslash escape at `position` stands for. */
+const readEscape = (): string => {
+  const escapeLetter = text[position + 1] ?? "";
+  if (escapeLetter === "u") {
+    const codeUnit = hexCodeUnit(text, position + 2);
+    if (codeUnit < 0) fail("bad \\u escape");
+    position += 6;
+    return String.fromCharCode(codeUnit);
+  }
+  const unescaped = ESCAPES[escapeLetter];
+  if (unescaped === undefined) return fail("bad escape");
+  position += 2;
+  return unescaped;
+};
+
+const readNumber = (): number | bigint => {
+  NUMBER_PATTERN.lastIndex = position;
+  const match = NUMBER_PATTERN.exec(text);
+  if (match === null) return fail("unexpected token");
+  const lexeme = match[0];
+  position += lexeme.length;
+  return exactNumber(lexeme, match[1] ?? "", match[2] ?? "", match[3]);
+};
+
+const readObject = (depth: number): JsonValue => {
+  const object: { [key: string]: JsonValue } = Object.create(null);
+  if (opensEmpty(depth, "}")) return object;
+  for (;;) {
+    skipWhitespace();
+    if (text[position] !== '"') fail("expected a property name");
+    const keyPosition = position;
+    const key = readString();
+    if (Object.hasOwn(object, key)) {
+      position = keyPosition;
+      fail(`duplicate property '${key}'`);
+    }
+    skipWhitespace();
+    if (text[position] !== ":") fail("expected ':'");
+    position++;
+    object[key] = readValue(depth);
+    if (closes("}")) return object;
+  }
+};
+
+const readArray = (depth: number): JsonValue => {
+  const array: JsonValue[] = [];
+  if (opensEmpty(depth, "]")) return array;
+  for (;;) {
+    array.push(readValue(depth));
+    if (closes("]")) return array;
+  }
+};
+
+/** Past an opening bracket: true, and past the closing one too, when the container is empty. */
+const opensEmpty = (depth: number, closing: "}" | "]"): boolean => {
+  if (depth > maxDepth) fail("nesting too deep");
+  position++;
+  skipWhitespace();
+  if (text[position] !== closing) return false;
+  position++;
+  return true;
+};
+
+/** After a member or an element: true past the closing bracket, false past a comma. */
+const closes = (closing: "}" | "]"): boolean => {
+  skipWhitespace();
+  const separator = text[position];
+  if (separator !== closing && separator !== ",") fail(`expected ',' or '${closing}'`);
+  position++;
+  return separator === closing;
+};
 
 /** The code unit written as 4 hex digits at `start`, or -1 when they are not 4 hex digits. */
 function hexCodeUnit(text: string, start: number): number {
