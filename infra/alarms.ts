@@ -8,7 +8,7 @@ import {
   TreatMissingData,
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
-import { Operation, type Table } from "aws-cdk-lib/aws-dynamodb";
+import { Operation, type TableBase } from "aws-cdk-lib/aws-dynamodb";
 import type { Alias, IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
@@ -19,7 +19,7 @@ export interface PlantStoreAlarmsProps {
   readonly handler: IFunction;
   /** The alias the API invokes; its errors are counted for the version it currently points to. */
   readonly liveAlias: Alias;
-  readonly table: Table;
+  readonly table: TableBase;
   /** Subscribed to an SNS topic that every alarm notifies; no topic without it. */
   readonly alarmEmail: string | undefined;
 }

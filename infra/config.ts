@@ -43,7 +43,34 @@ export interface PlantStoreConfig {
   readonly corsAllowOrigins: string[] | undefined;
   /** `undefined` creates no SNS topic; the alarms still exist and show in the console. */
   readonly alarmEmail: string | undefined;
+  /**
+   * An existing table (in the stack's account and region) to serve instead of creating one: the table a
+   * destroyed stack retained. `undefined` creates the table.
+   */
+  readonly existingTableName: string | undefined;
 }
+
+/** Every context option the app reads; any other plain key is refused as a typo (see refuseUnknownContextKeys). */
+export const CONTEXT_KEYS = [
+  "stackName",
+  "issuer",
+  "audience",
+  "clientIds",
+  "jwksUrl",
+  "requiredScope",
+  "cognitoDomainPrefix",
+  "memorySize",
+  "reservedConcurrency",
+  "deployment",
+  "domainName",
+  "certificateArn",
+  "hostedZoneId",
+  "throttleRateLimit",
+  "throttleBurstLimit",
+  "corsAllowOrigins",
+  "alarmEmail",
+  "tableName",
+] as const;
 
 export const CONTEXT_DEFAULTS = {
   stackName: DEFAULT_STACK_NAME,
@@ -61,6 +88,56 @@ export class ContextError extends Error {
 
 /** Reads one context value; `app.node.tryGetContext` fits. */
 export type ContextReader = (key: string) => unknown;
+
+/**
+ * Context keys that are not ours: the CLI's own plain keys. CDK's other keys all hold a `:` or start with
+ * `@` (feature flags `@aws-cdk/...`, `aws:cdk:...` from the CLI, lookups cached in cdk.context.json).
+ */
+const CDK_PLAIN_CONTEXT_KEYS = new Set(["acknowledged-issue-numbers"]);
+
+/**
+ * Refuses a context key that is neither one of ours nor CDK's: `-c memorysize=512` would otherwise be
+ * ignored and synthesize the default. Pass every key the app was given (`app.node.getAllContext()`).
+ */
+export function refuseUnknownContextKeys(keys: Iterable<string>): void {
+  const known: readonly string[] = CONTEXT_KEYS;
+  for (const key of keys) {
+    if (known.includes(key) || CDK_PLAIN_CONTEXT_KEYS.has(key) || key.includes(":") || key.startsWith("@")) {
+      continue;
+    }
+    const closest = closestKnownKey(key);
+    const suggestion = closest === undefined ? "" : `; did you mean '${closest}'?`;
+    throw new ContextError(
+      `unknown context key '${key}'${suggestion} known: ${[...CONTEXT_KEYS].sort().join(", ")}`,
+    );
+  }
+}
+
+/** The known key a typo most likely meant: the same letters in another case, or at most 2 edits away. */
+function closestKnownKey(key: string): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const known of CONTEXT_KEYS) {
+    const distance = known.toLowerCase() === key.toLowerCase() ? 0 : editDistance(known, key);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: known, distance };
+  }
+  return best?.key;
+}
+
+/** Levenshtein distance, case-insensitive. */
+function editDistance(a: string, b: string): number {
+  const left = a.toLowerCase();
+  const right = b.toLowerCase();
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length] ?? 0;
+}
 
 export function readStackName(readContext: ContextReader): string {
   const stackName = optionalString(readContext, "stackName") ?? CONTEXT_DEFAULTS.stackName;
@@ -96,9 +173,57 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
       1,
       5_000,
     ),
-    corsAllowOrigins: corsAllowOrigins === undefined ? undefined : splitList(corsAllowOrigins),
+    corsAllowOrigins: corsAllowOrigins === undefined ? undefined : readOrigins(corsAllowOrigins),
     alarmEmail,
+    existingTableName: readExistingTableName(readContext),
   };
+}
+
+/**
+ * Browsers send `Origin: scheme://host[:port]` and API Gateway compares it as a string: an entry with a
+ * path, a trailing slash or no scheme would never match, and CORS would fail in the browser, silently.
+ * `*` alone allows every origin.
+ */
+function readOrigins(commaSeparated: string): string[] {
+  const origins = splitList(commaSeparated);
+  for (const entry of origins) {
+    if (entry === "*") continue;
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (
+      url !== undefined &&
+      (url.protocol === "https:" || url.protocol === "http:") &&
+      url.origin === entry
+    ) {
+      continue;
+    }
+    const meant = likelyOrigin(entry, url);
+    const suggestion = meant === undefined ? "" : `; did you mean "${meant}"?`;
+    throw new ContextError(
+      `Context "corsAllowOrigins" entry "${entry}" is not an origin: scheme://host[:port], http or https, ` +
+        `lowercase, without a path or a trailing slash (like https://app.example.com), or *${suggestion}`,
+    );
+  }
+  return origins;
+}
+
+/** The origin an entry that is not one most likely meant: its http(s) origin, or https:// before a bare host. */
+function likelyOrigin(entry: string, url: URL | undefined): string | undefined {
+  if (url !== undefined && (url.protocol === "https:" || url.protocol === "http:")) return url.origin;
+  const withScheme = `https://${entry}`;
+  return URL.canParse(withScheme) && isHostName(new URL(withScheme).hostname)
+    ? new URL(withScheme).origin
+    : undefined;
+}
+
+/** DynamoDB table names: 3 to 255 letters, digits, `_`, `-` and `.`. */
+function readExistingTableName(readContext: ContextReader): string | undefined {
+  const tableName = optionalString(readContext, "tableName");
+  if (tableName !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
+    throw new ContextError(
+      `Context "tableName" must be a DynamoDB table name (3 to 255 letters, digits, _ - .), got "${tableName}"`,
+    );
+  }
+  return tableName;
 }
 
 function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | ExternalIssuerConfig {

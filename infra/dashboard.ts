@@ -10,7 +10,7 @@ import {
   LogQueryWidget,
   Metric,
 } from "aws-cdk-lib/aws-cloudwatch";
-import { Operation, type Table } from "aws-cdk-lib/aws-dynamodb";
+import { Operation, type TableBase } from "aws-cdk-lib/aws-dynamodb";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { ILogGroup } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -20,7 +20,7 @@ export interface PlantStoreDashboardProps {
   readonly api: HttpApi;
   readonly handler: IFunction;
   readonly handlerLogGroup: ILogGroup;
-  readonly table: Table;
+  readonly table: TableBase;
   readonly alarms: IAlarm[];
 }
 

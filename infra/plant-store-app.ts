@@ -1,10 +1,11 @@
 import { type App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { readPlantStoreConfig, readStackName } from "./config.ts";
+import { readPlantStoreConfig, readStackName, refuseUnknownContextKeys } from "./config.ts";
 import { PlantStoreStack } from "./plant-store-stack.ts";
 
 /** Adds the Plant Store stack, configured from the app's context, and the cdk-nag checks to `app`. */
 export function addPlantStore(app: App): PlantStoreStack {
+  refuseUnknownContextKeys(Object.keys(app.node.getAllContext()));
   const readContext = (key: string): unknown => app.node.tryGetContext(key);
   // No `env`: the stack is environment-agnostic, so synth needs no credentials and no lookups.
   const stack = new PlantStoreStack(app, readStackName(readContext), {

@@ -9,7 +9,7 @@ import {
   PayloadFormatVersion,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import { AttributeType, BillingMode, Table, TableBase, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Alias, Architecture, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
@@ -46,15 +46,7 @@ export class PlantStoreStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
-    const table = new Table(this, "PlantsTable", {
-      partitionKey: { name: "id", type: AttributeType.NUMBER },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      // Encrypted at rest with the AWS managed key aws/dynamodb: key use shows in CloudTrail, no key to manage.
-      encryption: TableEncryption.AWS_MANAGED,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    const table = this.createOrImportTable(config.existingTableName);
 
     const tokenVerification = this.createTokenVerification(config.tokenIssuer);
 
@@ -209,6 +201,29 @@ export class PlantStoreStack extends Stack {
         description: "Prints the app client's secret (the secret itself is never an output)",
       });
     }
+  }
+
+  /**
+   * The plants table: a new one, retained when the stack is destroyed; or, with `-c tableName=…`, the one a
+   * destroyed stack retained, so that a redeploy serves the plants it stored (docs/DEPLOY.md).
+   */
+  private createOrImportTable(existingTableName: string | undefined): TableBase {
+    if (existingTableName !== undefined) {
+      const imported = Table.fromTableName(this, "PlantsTable", existingTableName);
+      // fromTableName returns a TableBase typed as ITable; the alarms and dashboard need its per-operation
+      // metrics, which only TableBase declares.
+      if (!(imported instanceof TableBase)) throw new Error("Table.fromTableName returned no TableBase");
+      return imported;
+    }
+    return new Table(this, "PlantsTable", {
+      partitionKey: { name: "id", type: AttributeType.NUMBER },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      // Encrypted at rest with the AWS managed key aws/dynamodb: key use shows in CloudTrail, no key to manage.
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
   }
 
   /** The Cognito issuer (unless the user brings one) and the environment that tells the handler about it. */

@@ -51,9 +51,26 @@ function positiveInteger(env: Environment, name: string, fallback: number): numb
   return value;
 }
 
-function httpUrl(name: string, value: string): string {
-  if (!/^https?:\/\/[^/]/i.test(value)) throw new Error(`${name} must be an http(s) URL, got '${value}'`);
+/**
+ * The URL in the environment variable `name` (http or https, with a host), without trailing slashes; the
+ * error names the variable, so that the user knows which setting to fix.
+ */
+export function httpUrlFrom(name: string, value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
+    throw new Error(`${name} must be a URL (http:// or https://): '${value}'`);
+  }
   return value.replace(/\/+$/, "");
+}
+
+/** The DynamoDB endpoint a user set, in the SDKs' standard variables; `undefined` when neither is set. */
+function dynamoDbEndpointFrom(env: Environment): string | undefined {
+  // AWS_ENDPOINT_URL_DYNAMODB is the SDKs' standard variable for a service-specific endpoint.
+  for (const name of ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"]) {
+    const value = env[name]?.trim();
+    if (value) return httpUrlFrom(name, value);
+  }
+  return undefined;
 }
 
 export function readConfig(env: Environment): Config {
@@ -72,23 +89,16 @@ export function readConfig(env: Environment): Config {
   return {
     tableName: required(env, "TABLE_NAME"),
     region,
-    // AWS_ENDPOINT_URL_DYNAMODB is the SDKs' standard variable for a service-specific endpoint.
-    dynamoDbEndpoint: httpUrl(
-      "the DynamoDB endpoint",
-      env.AWS_ENDPOINT_URL_DYNAMODB?.trim() ||
-        env.AWS_ENDPOINT_URL?.trim() ||
-        `https://dynamodb.${region}.amazonaws.com`,
-    ),
+    dynamoDbEndpoint: dynamoDbEndpointFrom(env) ?? `https://dynamodb.${region}.amazonaws.com`,
     credentials: {
       accessKeyId: required(env, "AWS_ACCESS_KEY_ID"),
       secretAccessKey: required(env, "AWS_SECRET_ACCESS_KEY"),
       sessionToken: env.AWS_SESSION_TOKEN?.trim() || undefined,
     },
     issuer,
-    jwksUrl: httpUrl(
-      "JWKS_URL",
-      env.JWKS_URL?.trim() || `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
-    ),
+    jwksUrl: env.JWKS_URL?.trim()
+      ? httpUrlFrom("JWKS_URL", env.JWKS_URL.trim())
+      : `${httpUrlFrom("JWT_ISSUER", issuer)}/.well-known/jwks.json`,
     audiences,
     clientIds,
     requiredScope: env.REQUIRED_SCOPE?.trim() || DEFAULT_REQUIRED_SCOPE,

@@ -6,7 +6,6 @@
  * opens once the handler is ready. One process serves a data dir at a time (see data-dir-lock.ts).
  */
 import { randomUUID } from "node:crypto";
-import { mkdir } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -25,7 +24,7 @@ import {
   writeHttpApiResult,
 } from "./http-bridge.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
-import { DEFAULT_TABLE_NAME } from "./local-settings.ts";
+import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -62,7 +61,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     throw new Error(`cannot use the data dir ${dataDir}: ${(error as Error).message}`);
   };
   // A file where the dir should be, or a read-only dir, is named here rather than by a stack trace.
-  await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch(cannotUse);
+  await createDataDir(dataDir).catch(cannotUse);
   const claim = await claimDataDir(dataDir).catch(cannotUse);
   const undo: (() => Promise<void>)[] = [claim.release];
   const handler = deferred<Handler>();

@@ -1,5 +1,7 @@
 /** The local run's settings from the environment, shared by `npm start`, `npm run token` and `npm run invoke`. */
-import { resolve } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { httpUrlFrom } from "../lambda/config.ts";
 
 type Environment = Record<string, string | undefined>;
 
@@ -10,8 +12,29 @@ export function dataDirFrom(env: Environment): string {
   return resolve(env.PLANTS_DATA_DIR?.trim() || ".data");
 }
 
+/**
+ * Makes the data dir (private to the user) with a `.gitignore` of `*` in it, wherever it is: git never
+ * offers its files (a private signing key among them) for a commit, and Biome, which follows .gitignore
+ * files, never reads them.
+ */
+export async function createDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await writeFile(join(dataDir, ".gitignore"), DATA_DIR_GITIGNORE, { flag: "wx" }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  });
+}
+
+const DATA_DIR_GITIGNORE =
+  "# The local run's data (npm start): a private signing key and the store. Never committed.\n*\n";
+
 export function tableNameFrom(env: Environment): string {
-  return env.PLANTS_TABLE?.trim() || DEFAULT_TABLE_NAME;
+  const tableName = env.PLANTS_TABLE?.trim() || DEFAULT_TABLE_NAME;
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
+    throw new Error(
+      `PLANTS_TABLE must be a DynamoDB table name (3 to 255 letters, digits, _ - .): '${tableName}'`,
+    );
+  }
+  return tableName;
 }
 
 export function portFrom(env: Environment): number {
@@ -26,5 +49,6 @@ export function portFrom(env: Environment): number {
 
 /** AWS_ENDPOINT_URL_DYNAMODB: use that DynamoDB instead of the embedded one. */
 export function dynamoDbEndpointFrom(env: Environment): string | undefined {
-  return env.AWS_ENDPOINT_URL_DYNAMODB?.trim() || undefined;
+  const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB?.trim();
+  return endpoint ? httpUrlFrom("AWS_ENDPOINT_URL_DYNAMODB", endpoint) : undefined;
 }

@@ -1,8 +1,9 @@
 /** The local issuer's private key, made on first use and kept in the data dir so tokens outlive restarts. */
 import { randomUUID } from "node:crypto";
-import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
+import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JWK } from "jose";
+import { createDataDir } from "./local-settings.ts";
 import { generateSigningKey } from "./token-issuer.ts";
 
 export function signingKeyPath(dataDir: string): string {
@@ -13,7 +14,7 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<JWK> {
   const path = signingKeyPath(dataDir);
   const existing = await readKey(path);
   if (existing) return existing;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await createDataDir(dataDir);
   // Written whole to a private temporary file, then linked into place: link() never replaces a file,
   // so when `npm start` and `npm run token` race to make the first key, both end up using the same one.
   const temporary = `${path}.${randomUUID()}.tmp`;

@@ -5,11 +5,20 @@ import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./lo
 const dataDir = dataDirFrom(process.env);
 let api: LocalApi;
 try {
+  const port = portFrom(process.env);
   api = await startLocalApi({
-    port: portFrom(process.env),
+    port,
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
+  }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new Error(`port ${port} is in use (set PORT to another port)`);
+    }
+    if ((error as NodeJS.ErrnoException).code === "EACCES") {
+      throw new Error(`port ${port} may not be opened by this user (set PORT to a port above 1023)`);
+    }
+    throw error;
   });
 } catch (error) {
   console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);

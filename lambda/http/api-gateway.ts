@@ -44,7 +44,11 @@ export function toApiRequest(
   const loose = event as LooseEvent;
   const requestId = loose?.requestContext?.requestId ?? context?.awsRequestId ?? "unknown";
   const headers = headersOf(loose);
-  return { requestId, headers, body: bodyOf(loose, headers.get("content-length")) };
+  return {
+    requestId,
+    headers,
+    body: bodyOf(loose, headers.get("content-length"), headers.get("content-encoding")),
+  };
 }
 
 /**
@@ -77,12 +81,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
-function bodyOf(event: LooseEvent, contentLength: string | undefined): RequestBody | undefined {
+function bodyOf(
+  event: LooseEvent,
+  contentLength: string | undefined,
+  contentEncoding: string | undefined,
+): RequestBody | undefined {
   const body = event?.body;
   if (typeof body !== "string") return undefined;
   return event?.isBase64Encoded
-    ? { encoding: "base64", base64: body }
-    : { encoding: "text", text: body, contentLength };
+    ? { encoding: "base64", base64: body, contentEncoding }
+    : { encoding: "text", text: body, contentLength, contentEncoding };
 }
 
 export function toApiGatewayResult(response: ApiResponse): ApiGatewayResult {

@@ -1,4 +1,4 @@
-import { BadRequestError, PayloadTooLargeError } from "../errors.ts";
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 16_384;
 const REPLACEMENT_CHARACTER = "\uFFFD";
@@ -9,14 +9,20 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * - text, for JSON and text media types: API Gateway decoded the client's bytes as UTF-8, each
  *   sequence that was not UTF-8 replaced by one U+FFFD; `contentLength` is the request's header;
  * - base64 of the client's bytes, for every other media type.
+ * `contentEncoding` is the request's Content-Encoding header, when it has one.
  */
-export type RequestBody =
+export type RequestBody = (
   | { encoding: "text"; text: string; contentLength: string | undefined }
-  | { encoding: "base64"; base64: string };
+  | { encoding: "base64"; base64: string }
+) & { contentEncoding?: string | undefined };
 
-/** The body as text, or the 4xx that says why it cannot be read: absent, too large, not base64, not UTF-8. */
+/**
+ * The body as text, or the 4xx that says why it cannot be read: in a content coding (gzip, br…), absent,
+ * too large, not base64, not UTF-8.
+ */
 export function readBodyText(body: RequestBody | undefined): string {
   if (body === undefined) return requireSize(0, "");
+  requireIdentityCoding(body.contentEncoding);
   if (body.encoding === "text") return requireSize(bytesSent(body.text, body.contentLength), body.text);
   const bytes = decodeBase64Strictly(body.base64);
   requireSize(bytes.byteLength, "");
@@ -25,6 +31,28 @@ export function readBodyText(body: RequestBody | undefined): string {
   } catch {
     throw new BadRequestError("the body is not valid UTF-8");
   }
+}
+
+/** A longer Content-Encoding is cut to this many characters in the answer that names it. */
+const MAX_NAMED_CODING_LENGTH = 64;
+
+/**
+ * API Gateway passes a compressed body through as it came, and the function does not decompress it:
+ * reading it as plain bytes would refuse it for the wrong reason, or store whatever the bytes spell.
+ * `identity` (RFC 9110 §8.4.1: no coding) is fine, in any case and with any whitespace, alone or listed.
+ */
+function requireIdentityCoding(contentEncoding: string | undefined): void {
+  const codings = (contentEncoding ?? "")
+    .split(",")
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== "");
+  if (codings.every((coding) => coding.toLowerCase() === "identity")) return;
+  const named = codings.join(", ");
+  const shown =
+    named.length > MAX_NAMED_CODING_LENGTH ? `${named.slice(0, MAX_NAMED_CODING_LENGTH)}…` : named;
+  throw new UnsupportedMediaTypeError(
+    `the Content-Encoding '${shown}' is not supported; send the body uncompressed`,
+  );
 }
 
 function requireSize(bytes: number, text: string): string {

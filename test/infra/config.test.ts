@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CONTEXT_DEFAULTS, readPlantStoreConfig, readStackName } from "../../infra/config.ts";
+import {
+  CONTEXT_DEFAULTS,
+  CONTEXT_KEYS,
+  ContextError,
+  readPlantStoreConfig,
+  readStackName,
+  refuseUnknownContextKeys,
+} from "../../infra/config.ts";
 
 const contextOf =
   (values: Record<string, unknown>) =>
@@ -18,6 +25,7 @@ describe("readPlantStoreConfig", () => {
       throttleBurstLimit: 100,
       corsAllowOrigins: undefined,
       alarmEmail: undefined,
+      existingTableName: undefined,
     });
   });
 
@@ -64,6 +72,43 @@ describe("readPlantStoreConfig", () => {
     expect(config.corsAllowOrigins).toEqual(["https://a.example", "https://b.example"]);
     expect(config.alarmEmail).toBe("ops@example.com");
     expect(() => readPlantStoreConfig(contextOf({ alarmEmail: "ops" }))).toThrow(/alarmEmail/);
+  });
+
+  it.each(["*", "http://localhost:3000", "https://app.example.com:8443", "https://xn--bcher-kva.example"])(
+    "takes the CORS origin %j",
+    (origin) => {
+      expect(readPlantStoreConfig(contextOf({ corsAllowOrigins: origin })).corsAllowOrigins).toEqual([
+        origin,
+      ]);
+    },
+  );
+
+  it.each([
+    ["app.example.com", ' "https://app.example.com"?'],
+    ["https://app.example.com/", ' "https://app.example.com"?'],
+    ["https://app.example.com/admin", ' "https://app.example.com"?'],
+    ["https://App.Example.com", ' "https://app.example.com"?'],
+    ["https://app.example.com:443", ' "https://app.example.com"?'],
+    ["ftp://files.example.com", ""],
+    ["localhost:3000", ""],
+  ])("refuses the CORS entry %j, which no browser's Origin would match, naming it", (entry, suggestion) => {
+    const read = () =>
+      readPlantStoreConfig(contextOf({ corsAllowOrigins: `https://ok.example.com, ${entry}` }));
+    expect(read).toThrow(ContextError);
+    expect(read).toThrow(
+      `Context "corsAllowOrigins" entry "${entry}" is not an origin: scheme://host[:port]`,
+    );
+    if (suggestion !== "") expect(read).toThrow(`; did you mean${suggestion}`);
+    else expect(read).not.toThrow("did you mean");
+  });
+
+  it("serves an existing table when given its name, and refuses what is not a table name", () => {
+    const tableName = "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F";
+    expect(readPlantStoreConfig(contextOf({ tableName })).existingTableName).toBe(tableName);
+    expect(() =>
+      readPlantStoreConfig(contextOf({ tableName: "arn:aws:dynamodb:eu-west-1:123456789012:table/plants" })),
+    ).toThrow('Context "tableName" must be a DynamoDB table name');
+    expect(() => readPlantStoreConfig(contextOf({ tableName: "ab" }))).toThrow(/"tableName"/);
   });
 
   it("takes a Cognito domain prefix that Cognito accepts", () => {
@@ -187,5 +232,55 @@ describe("readStackName", () => {
   it("rejects names CloudFormation would", () => {
     expect(() => readStackName(contextOf({ stackName: "plant_store" }))).toThrow(/stackName/);
     expect(() => readStackName(contextOf({ stackName: "1plants" }))).toThrow(/stackName/);
+  });
+});
+
+describe("refuseUnknownContextKeys", () => {
+  const KNOWN_LIST = [...CONTEXT_KEYS].sort().join(", ");
+
+  it("refuses a typo, suggesting the key it most likely meant and listing the known ones", () => {
+    expect(() => refuseUnknownContextKeys(["memorysize"])).toThrow(
+      new ContextError(`unknown context key 'memorysize'; did you mean 'memorySize'? known: ${KNOWN_LIST}`),
+    );
+    expect(() => refuseUnknownContextKeys(["corsAllowOrigin"])).toThrow(
+      "unknown context key 'corsAllowOrigin'; did you mean 'corsAllowOrigins'?",
+    );
+    expect(() => refuseUnknownContextKeys(["tablename"])).toThrow("did you mean 'tableName'?");
+  });
+
+  it("refuses a key like none of ours without guessing", () => {
+    expect(() => refuseUnknownContextKeys(["colour"])).toThrow(
+      new ContextError(`unknown context key 'colour' known: ${KNOWN_LIST}`),
+    );
+  });
+
+  it("lets every key of ours pass, and the keys CDK itself puts into the context", () => {
+    expect(() =>
+      refuseUnknownContextKeys([
+        ...CONTEXT_KEYS,
+        "@aws-cdk/core:validateAgainstDefaultRules",
+        "aws:cdk:enable-path-metadata",
+        "aws:cdk:bundling-stacks",
+        "acknowledged-issue-numbers",
+        "availability-zones:account=123456789012:region=eu-west-1",
+      ]),
+    ).not.toThrow();
+  });
+
+  it("knows exactly the keys the configuration reads, so none is refused that is used or allowed that is not", () => {
+    const asked = new Set<string>();
+    const recording = (key: string): unknown => {
+      asked.add(key);
+      return undefined;
+    };
+    readStackName(recording);
+    readPlantStoreConfig(recording);
+    // The external issuer's keys are read only with an issuer, the domain's only with a domain name.
+    const withIssuer = (key: string): unknown => {
+      asked.add(key);
+      return ({ issuer: "https://idp.example.com", audience: "a" } as Record<string, unknown>)[key];
+    };
+    readPlantStoreConfig(withIssuer);
+    expect([...asked].sort()).toEqual([...CONTEXT_KEYS].sort());
   });
 });

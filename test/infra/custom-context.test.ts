@@ -13,9 +13,12 @@ import {
 
 const CERTIFICATE_ARN = "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789";
 
-// Every context option set away from its default, with a bring-your-own OIDC issuer and a custom domain
-// whose DNS record is left to the user.
+const RETAINED_TABLE = "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F";
+
+// Every context option set away from its default, with a bring-your-own OIDC issuer, a custom domain
+// whose DNS record is left to the user, and the table a destroyed stack retained.
 const { template, nagFindings } = synthesizePlantStore({
+  tableName: RETAINED_TABLE,
   stackName: "PlantStoreStaging",
   issuer: "https://login.example.com/tenant",
   audience: "api://plants",
@@ -49,7 +52,7 @@ describe("with a bring-your-own issuer", () => {
       onlyResource(template, "AWS::Lambda::Function").Environment as { Variables: Record<string, unknown> }
     ).Variables;
     expect(variables).toEqual({
-      TABLE_NAME: { Ref: expect.stringMatching(/^PlantsTable/) },
+      TABLE_NAME: RETAINED_TABLE,
       JWT_ISSUER: "https://login.example.com/tenant",
       JWT_AUDIENCE: "api://plants",
       JWKS_URL: "https://login.example.com/tenant/keys",
@@ -171,6 +174,49 @@ describe("with a custom domain and no hosted zone", () => {
   });
 });
 
+describe("with the table a destroyed stack retained (tableName)", () => {
+  const retainedTableArn = {
+    "Fn::Join": [
+      "",
+      [
+        "arn:",
+        { Ref: "AWS::Partition" },
+        ":dynamodb:",
+        { Ref: "AWS::Region" },
+        ":",
+        { Ref: "AWS::AccountId" },
+        `:table/${RETAINED_TABLE}`,
+      ],
+    ],
+  };
+
+  it("creates no table", () => {
+    template.resourceCountIs("AWS::DynamoDB::Table", 0);
+  });
+
+  it("lets the handler PutItem and GetItem on that table only", () => {
+    const policy = onlyResource(template, "AWS::IAM::Policy").PolicyDocument as {
+      Statement: { Action: unknown; Resource: unknown }[];
+    };
+    const dynamoDbStatements = policy.Statement.filter((statement) =>
+      JSON.stringify(statement.Action).includes("dynamodb:"),
+    );
+    expect(dynamoDbStatements).toEqual([
+      { Effect: "Allow", Action: ["dynamodb:GetItem", "dynamodb:PutItem"], Resource: retainedTableArn },
+    ]);
+  });
+
+  it("watches that table's throttles in the alarm and the dashboard, and names it in the outputs", () => {
+    const throttleAlarm = Object.values(template.findResources("AWS::CloudWatch::Alarm")).find((alarm) =>
+      JSON.stringify(alarm).includes("ThrottledRequests"),
+    );
+    expect(JSON.stringify(throttleAlarm)).toContain(`"Name":"TableName","Value":"${RETAINED_TABLE}"`);
+    const dashboard = JSON.stringify(onlyResource(template, "AWS::CloudWatch::Dashboard").DashboardBody);
+    expect(dashboard).toContain(`\\"TableName\\",\\"${RETAINED_TABLE}\\"`);
+    template.hasOutput(OUTPUT_KEYS.tableName, { Value: RETAINED_TABLE });
+  });
+});
+
 describe("context refused at synth", () => {
   it.each([
     [{ issuer: "https://login.example.com/tenant" }, /"issuer" needs "audience" .* or "clientIds"/],
@@ -179,6 +225,12 @@ describe("context refused at synth", () => {
     [{ domainName: "plants.example.com" }, /"domainName" needs "certificateArn"/],
     [{ deployment: "blue-green" }, /"deployment" must be canary or all-at-once/],
     [{ reservedConcurrency: "0" }, /"reservedConcurrency" must be an integer from 1/],
+    [
+      { memorysize: "512" },
+      /^unknown context key 'memorysize'; did you mean 'memorySize'\? known: alarmEmail, /,
+    ],
+    [{ corsAllowOrigins: "app.example.com" }, /"corsAllowOrigins" entry "app.example.com" is not an origin/],
+    [{ tableName: "arn:aws:dynamodb:eu-west-1:123456789012:table/t" }, /"tableName" must be a DynamoDB/],
   ])("%j", (context, message) => {
     const error = synthesisError(context);
     // A ContextError is printed by `cdk synth` as its message alone (infra/app.ts).

@@ -128,6 +128,41 @@ describe.each(PAYLOAD_VERSIONS)("the handler, payload %s", (version) => {
     expect(await storedItem(id)).toBeUndefined();
   });
 
+  describe("a body in a content coding", () => {
+    const withCoding = (id: number, contentEncoding: string, options: { token?: string } = { token }) =>
+      apiGatewayEvent(version, {
+        ...options,
+        body: JSON.stringify({ id, name: "Moss" }),
+        headers: { "Content-Encoding": contentEncoding },
+      });
+
+    it.each([
+      ["gzip", "gzip"],
+      [" GZIP ", "GZIP"],
+      ["br", "br"],
+      ["identity, deflate", "identity, deflate"],
+    ])("is refused with 415 naming it (Content-Encoding %j), and nothing is stored", async (sent, named) => {
+      const id = nextId++;
+      const result = await harness.handler(withCoding(id, sent));
+      expect(expectErrorAnswer(result, 415).message).toBe(
+        `the Content-Encoding '${named}' is not supported; send the body uncompressed`,
+      );
+      expect(await storedItem(id)).toBeUndefined();
+    });
+
+    it("is refused only after authentication: without a token it is 401", async () => {
+      const result = await harness.handler(withCoding(nextId++, "gzip", {}));
+      expect(result.statusCode).toBe(401);
+    });
+
+    it.each(["identity", " Identity ", "IDENTITY,identity"])("is read when it is %j", async (sent) => {
+      const id = nextId++;
+      const result = await harness.handler(withCoding(id, sent));
+      expect(result.statusCode).toBe(200);
+      expect(await storedItem(id)).toBeDefined();
+    });
+  });
+
   it("counts the bytes the client sent: 200 invalid bytes in a 16384-byte body are 200 bytes, not 600", async () => {
     const id = nextId++;
     const body = (size: number) => {

@@ -74,7 +74,36 @@ describe("readConfig", () => {
       "environment variable STORE_MAX_ATTEMPTS must be a positive integer, got '0'",
     );
     expect(() => readConfig({ ...minimal, JWKS_URL: "keys.json" })).toThrow(
-      "JWKS_URL must be an http(s) URL",
+      "JWKS_URL must be a URL (http:// or https://): 'keys.json'",
+    );
+  });
+
+  it.each([
+    ["AWS_ENDPOINT_URL_DYNAMODB", "notaurl"],
+    ["AWS_ENDPOINT_URL_DYNAMODB", "ftp://dynamodb.example"],
+    ["AWS_ENDPOINT_URL_DYNAMODB", "http://"],
+    ["AWS_ENDPOINT_URL", "localhost:8000"],
+    ["JWKS_URL", "/keys"],
+  ])("names the variable whose URL is malformed: %s=%j", (name, value) => {
+    expect(() => readConfig({ ...minimal, [name]: value })).toThrow(
+      new Error(`${name} must be a URL (http:// or https://): '${value}'`),
+    );
+  });
+
+  it("names JWT_ISSUER when the key set's URL, derived from it, would not be a URL", () => {
+    expect(() => readConfig({ ...minimal, JWT_ISSUER: "plants-issuer" })).toThrow(
+      "JWT_ISSUER must be a URL (http:// or https://): 'plants-issuer'",
+    );
+    expect(readConfig({ ...minimal, JWT_ISSUER: "https://idp.example/" }).jwksUrl).toBe(
+      "https://idp.example/.well-known/jwks.json",
+    );
+  });
+
+  it("takes AWS_ENDPOINT_URL_DYNAMODB before AWS_ENDPOINT_URL", () => {
+    const both = { ...minimal, AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:8000/", AWS_ENDPOINT_URL: "x" };
+    expect(readConfig(both).dynamoDbEndpoint).toBe("http://127.0.0.1:8000");
+    expect(readConfig({ ...minimal, AWS_ENDPOINT_URL: "http://127.0.0.1:9000" }).dynamoDbEndpoint).toBe(
+      "http://127.0.0.1:9000",
     );
   });
 });

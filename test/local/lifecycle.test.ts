@@ -154,3 +154,49 @@ describe("two processes on one data dir at the same moment", () => {
     await server.exited;
   });
 });
+
+/** What `npm start` itself printed: without npm's header (`> plant-store start`) and npm's own warnings. */
+function ownLines(command: Command): string[] {
+  return command
+    .output()
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith(">") && !line.startsWith("npm warn"));
+}
+
+describe("npm start, refusing a setting in one line that names it", () => {
+  it("names PORT when the port is in use, and exits 1", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = holder.address() as { port: number };
+      const command = startCommand("npm", ["start"], {
+        PLANTS_DATA_DIR: await tempDataDir(),
+        PORT: String(port),
+      });
+      expect(await command.exited).toBe(1);
+      expect(ownLines(command)).toEqual([
+        `npm start failed: port ${port} is in use (set PORT to another port)`,
+      ]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it.each([
+    [
+      "AWS_ENDPOINT_URL_DYNAMODB",
+      "notaurl",
+      "AWS_ENDPOINT_URL_DYNAMODB must be a URL (http:// or https://): 'notaurl'",
+    ],
+    ["PORT", "http", "PORT must be a port number (0 picks a free one), got 'http'"],
+    [
+      "PLANTS_TABLE",
+      "a",
+      "PLANTS_TABLE must be a DynamoDB table name (3 to 255 letters, digits, _ - .): 'a'",
+    ],
+  ])("names %s=%j", async (name, value, message) => {
+    const command = startCommand("npm", ["start"], { PLANTS_DATA_DIR: await tempDataDir(), [name]: value });
+    expect(await command.exited).toBe(1);
+    expect(ownLines(command)).toEqual([`npm start failed: ${message}`]);
+  });
+});

@@ -1,5 +1,6 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
@@ -102,6 +103,21 @@ describe("npm start: the deployable bundle behind a local API Gateway, on the em
     const text = await post("id=3&name=Ivy", { ...bearer(token), "content-type": "text/plain" });
     expect(text.status).toBe(415);
     await errorOf(text);
+  });
+
+  it("answers 415 naming a Content-Encoding it cannot read, and stores nothing", async () => {
+    const token = await mintLocalToken(dataDir);
+    const response = await fetch(`${server.url}/plants`, {
+      method: "POST",
+      headers: { ...bearer(token), "content-type": "application/json", "content-encoding": "gzip" },
+      body: gzipSync(JSON.stringify({ id: 6, name: "Moss" })),
+    });
+    expect(response.status).toBe(415);
+    expect((await errorOf(response)).message).toBe(
+      "the Content-Encoding 'gzip' is not supported; send the body uncompressed",
+    );
+    const plain = await post(JSON.stringify({ id: 6, name: "Ivy" }), bearer(token));
+    expect(plain.status).toBe(200);
   });
 
   it("answers API Gateway's own 404 to every route but POST /plants, GET /plants included", async () => {
