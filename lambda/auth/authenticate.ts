@@ -3,20 +3,21 @@ import {
   JwtBaseError,
   JwtExpiredError,
   JwtInvalidAudienceError,
-  JwtInvalidIssuerError,
   JwtInvalidSignatureAlgorithmError,
   JwtInvalidSignatureError,
   JwtNotBeforeError,
   JwtWithoutValidKidError,
   KidNotFoundInJwksError,
 } from "aws-jwt-verify/error";
+import type { Fetcher } from "aws-jwt-verify/https";
 import { decomposeUnverifiedJwt } from "aws-jwt-verify/jwt";
 import { JwtVerifier } from "aws-jwt-verify/jwt-verifier";
-import { InsufficientScopeError, InvalidTokenError } from "../errors.ts";
+import { InsufficientScopeError, InvalidTokenError, IssuerUnavailableError } from "../errors.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { refuseCriticalExtensions } from "./critical-extensions.ts";
 import { IssuerKeyCache } from "./issuer-key-cache.ts";
 import { createJwksFetcher } from "./jwks-fetcher.ts";
+import { refuseUncheckableClaims } from "./unverified-claims.ts";
 
 export interface TokenPolicy {
   issuer: string;
@@ -44,10 +45,12 @@ export interface AuthenticatorOptions {
   prefetchKeys?: boolean;
   /** Milliseconds since the epoch, for the key set's refetch window; tests move it instead of waiting. */
   clock?: () => number;
+  /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches or end them. */
+  fetcher?: Fetcher;
 }
 
 const CLOCK_SKEW_SECONDS = 5;
-const JWKS_RESPONSE_TIMEOUT_MS = 1000;
+export const JWKS_RESPONSE_TIMEOUT_MS = 1000;
 /**
  * After a key-set fetch that did not yield the key a token names (the key is not there, or the
  * issuer failed), the key set is not fetched again for this long: aws-jwt-verify's own penalty.
@@ -59,6 +62,9 @@ export const KEY_SET_REFETCH_INTERVAL_SECONDS = 10;
  * function instance: keys are fetched once, and again only for a token naming a key not yet seen.
  * aws-jwt-verify verifies RS*, ES* and EdDSA signatures only: `none` and HS* tokens never pass.
  * How the key set is fetched and when it is refetched: see IssuerKeyCache.
+ * Nothing it keeps is keyed by a value a caller chose: the key set by the configured URL, and the
+ * library's converted keys by issuer, kid and alg, where the issuer is the configured one (compared
+ * first, unverified-claims.ts), the kid one the issuer published, the alg one fitting it (at most 3).
  */
 export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorOptions = {}): Authenticate {
   const verifier = JwtVerifier.create(
@@ -70,7 +76,7 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
     },
     {
       jwksCache: new IssuerKeyCache({
-        fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS),
+        fetcher: options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS),
         refetchIntervalSeconds: KEY_SET_REFETCH_INTERVAL_SECONDS,
         clock: options.clock ?? Date.now,
       }),
@@ -82,7 +88,9 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
     const token = bearerToken(authorizationHeader);
     let claims: Record<string, unknown>;
     try {
-      refuseCriticalExtensions(decomposeUnverifiedJwt(token).header);
+      const decomposed = decomposeUnverifiedJwt(token);
+      refuseCriticalExtensions(decomposed.header);
+      refuseUncheckableClaims(decomposed, policy.issuer);
       claims = (await verifier.verify(token)) as Record<string, unknown>;
     } catch (error) {
       throw tokenFailure(error);
@@ -109,17 +117,28 @@ function grantedScopes(claims: Record<string, unknown>): string[] {
   return scopes;
 }
 
-/** The issuer's faults arrive here already as IssuerUnavailableError (IssuerKeyCache) and pass through. */
+/**
+ * The issuer's faults arrive here already as IssuerUnavailableError (IssuerKeyCache) and pass through.
+ * WebCrypto refusing a key (DOMException) is the issuer's fault too: a key whose type fits the token's
+ * alg (key-algorithms.ts) fails to import only if the issuer published it broken. Anything else (a
+ * TypeError, a RangeError) is a bug of ours or the library's: a 500 with its log line.
+ */
 function tokenFailure(error: unknown): Error {
   if (error instanceof JwtExpiredError) return new InvalidTokenError("the token has expired");
   if (error instanceof JwtNotBeforeError) return new InvalidTokenError("the token is not valid yet");
   if (error instanceof JwtBaseError) return new InvalidTokenError(`the token is invalid: ${describe(error)}`);
+  if (error instanceof DOMException) {
+    return new IssuerUnavailableError(
+      "the token issuer publishes a signing key that cannot be used",
+      KEY_SET_REFETCH_INTERVAL_SECONDS,
+      { cause: error },
+    );
+  }
   return error instanceof Error ? error : new Error(String(error));
 }
 
 /** The library's messages may quote claim values; answer with the kind of failure only. */
 function describe(error: JwtBaseError): string {
-  if (error instanceof JwtInvalidIssuerError) return "wrong issuer";
   if (error instanceof JwtInvalidAudienceError) return "wrong audience";
   if (error instanceof JwtInvalidSignatureError) return "bad signature";
   if (error instanceof JwtInvalidSignatureAlgorithmError || error instanceof JwkInvalidKtyError) {

@@ -10,6 +10,7 @@ import type { Fetcher } from "aws-jwt-verify/https";
 import { assertIsJwks, findJwkInJwks, type Jwks, type JwksCache, type JwkWithKid } from "aws-jwt-verify/jwk";
 import { safeJsonParse } from "aws-jwt-verify/safe-json-parse";
 import { IssuerUnavailableError } from "../errors.ts";
+import { assertAlgorithmFitsKey } from "./key-algorithms.ts";
 
 type DecomposedJwt = Parameters<JwksCache["getJwk"]>[1];
 
@@ -45,6 +46,8 @@ const KEY_SET_UNAVAILABLE = "the token issuer's signing keys could not be fetche
  *   token naming an unknown key answers 503 with the seconds left, since only a fresh key set could
  *   tell a rotated key from a bogus one. So a caller sending random kids gets one fetch per window.
  * A fetch nobody waits for (the init-time prefetch) opens no window when it fails.
+ * Nothing is kept per kid or per token: one entry per key-set URL, which is configuration.
+ * A key is handed out only for a token whose `alg` fits its type and curve (key-algorithms.ts).
  */
 export class IssuerKeyCache implements JwksCache {
   readonly #issuers = new Map<string, IssuerKeys>();
@@ -55,12 +58,18 @@ export class IssuerKeyCache implements JwksCache {
   }
 
   async getJwk(jwksUri: string, decomposedJwt: DecomposedJwt): Promise<JwkWithKid> {
+    const jwk = await this.#namedKey(jwksUri, decomposedJwt);
+    assertAlgorithmFitsKey(decomposedJwt.header.alg, jwk);
+    return jwk;
+  }
+
+  async #namedKey(jwksUri: string, decomposedJwt: DecomposedJwt): Promise<JwkWithKid> {
     const kid = kidOf(decomposedJwt);
     const keys = this.#keysOf(jwksUri);
     const cached = keys.keySet && findJwkInJwks(keys.keySet, kid);
     if (cached) return cached;
     if (this.#options.clock() < keys.refetchAllowedAt) {
-      throw new IssuerUnavailableError(keys.heldBecause, this.#secondsUntilRefetch(keys));
+      throw withoutStack(new IssuerUnavailableError(keys.heldBecause, this.#secondsUntilRefetch(keys)));
     }
 
     let keySet: Jwks;
@@ -69,9 +78,9 @@ export class IssuerKeyCache implements JwksCache {
     } catch (error) {
       if (!isIssuerFault(error)) throw error;
       this.#holdRefetches(keys, KEY_SET_UNAVAILABLE);
-      throw new IssuerUnavailableError(KEY_SET_UNAVAILABLE, this.#secondsUntilRefetch(keys), {
-        cause: error,
-      });
+      throw withoutStack(
+        new IssuerUnavailableError(KEY_SET_UNAVAILABLE, this.#secondsUntilRefetch(keys), { cause: error }),
+      );
     }
     const jwk = findJwkInJwks(keySet, kid);
     if (jwk) return jwk;
@@ -142,6 +151,15 @@ export class IssuerKeyCache implements JwksCache {
   #secondsUntilRefetch(keys: IssuerKeys): number {
     return Math.max(1, Math.ceil((keys.refetchAllowedAt - this.#options.clock()) / 1000));
   }
+}
+
+/**
+ * The issuer's fault, expected and logged once per 503 (a random kid inside the window is one): its
+ * message and cause say everything, and a stack of our frames would make each log line ten.
+ */
+function withoutStack<E extends Error>(error: E): E {
+  error.stack = `${error.name}: ${error.message}`;
+  return error;
 }
 
 function kidOf(decomposedJwt: DecomposedJwt): string {

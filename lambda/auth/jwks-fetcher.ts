@@ -5,9 +5,13 @@ import { sendRequest } from "../transport/http-request.ts";
 /**
  * aws-jwt-verify's key-set download, on node:http like the store's calls (see http-request.ts).
  * Like the library's own fetcher: one immediate retry on a network fault, none on a non-200 answer;
- * its FetchError tells the authenticator that the issuer, not the token, is at fault.
+ * its FetchError tells the authenticator that the issuer, not the token, is at fault. Each attempt
+ * ends when `timeoutSignal(timeoutMs)` fires; tests pass a signal they abort instead of waiting.
  */
-export function createJwksFetcher(timeoutMs: number): Fetcher {
+export function createJwksFetcher(
+  timeoutMs: number,
+  timeoutSignal: (ms: number) => AbortSignal = AbortSignal.timeout,
+): Fetcher {
   const fetchOnce = async (uri: string): Promise<ArrayBuffer> => {
     let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
@@ -15,7 +19,7 @@ export function createJwksFetcher(timeoutMs: number): Fetcher {
         method: "GET",
         url: new URL(uri),
         headers: { accept: "application/json" },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeoutSignal(timeoutMs),
       });
     } catch (error) {
       throw new FetchError(uri, error instanceof Error ? error.message : String(error));

@@ -2,7 +2,7 @@
  * Token attacks, each against the production handler and a loopback JWKS: every forged, misissued
  * or stale token is refused with a 401 (or 403 for a missing scope) carrying an RFC 6750 challenge,
  * a malformed Authorization header with a 400 invalid_request, and an issuer that is unreachable or
- * answers something other than a key set fails closed, quickly, with a 503 the caller can retry.
+ * answers something other than a key set fails closed with a 503 the caller can retry.
  */
 import { createPublicKey } from "node:crypto";
 import type { JWK } from "jose";
@@ -113,9 +113,12 @@ describe("forged and misissued tokens", () => {
       `${TEST_ISSUER}/`,
       "https://issuer.plants.test.evil.example",
       "",
+      `https://evil.example/${"x".repeat(8000)}`,
     ]) {
       const token = await signToken(signingKey, accessTokenClaims({ iss }));
-      expectRefused(await send(harness, token), token);
+      const result = await send(harness, token);
+      expectRefused(result, token);
+      expect(expectErrorAnswer(result).message).toBe("the token is invalid: wrong issuer (iss)");
     }
     const withoutIssuer = accessTokenClaims();
     delete withoutIssuer.iss;
@@ -379,27 +382,17 @@ describe("the issuer's key set (JWKS)", () => {
     },
   );
 
-  test("a JWKS endpoint that is down fails closed, quickly, with 503 and Retry-After", async () => {
+  test("a JWKS endpoint that is down fails closed with 503 and Retry-After, without retrying its 500", async () => {
     harness = await startHarness();
     const token = await rotatedKeyToken();
+    const fetchesBefore = harness.jwks.fetches();
     harness.jwks.setBehaviour("fail");
-    const startedAt = performance.now();
-    const result = await send(harness, token);
-    expect(performance.now() - startedAt).toBeLessThan(3000);
-    expectIssuerUnavailable(result, token);
+    expectIssuerUnavailable(await send(harness, token), token);
+    expect(harness.jwks.fetches()).toBe(fetchesBefore + 1);
   });
 
-  test("a hanging JWKS endpoint fails closed within the response timeout and its one retry", async () => {
-    harness = await startHarness();
-    const token = await rotatedKeyToken();
-    harness.jwks.setBehaviour("hang");
-    const startedAt = performance.now();
-    const result = await send(harness, token);
-    const elapsedMs = performance.now() - startedAt;
-    // 1 s response timeout, one retry: about 2 s; the bound only proves it does not wait for long.
-    expect(elapsedMs).toBeLessThan(3500);
-    expectIssuerUnavailable(result, token);
-  });
+  // A hanging endpoint, and the 1 s timeout of each attempt: test/lambda/authenticate.test.ts, with
+  // timeouts the test fires instead of waiting them out.
 
   test("once the keys are cached, the JWKS endpoint going down does not lock callers out", async () => {
     harness = await startHarness();

@@ -2,7 +2,14 @@
  * Tokens an attacker (or a misconfigured issuer) could present: signed with any key and any claims,
  * unsigned (`alg: none`), or HMAC-signed with the issuer's public key as the secret.
  */
-import { createPrivateKey, randomUUID, sign } from "node:crypto";
+import {
+  createPrivateKey,
+  generateKeyPairSync,
+  type JsonWebKey,
+  type KeyObject,
+  randomUUID,
+  sign,
+} from "node:crypto";
 import { importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
 import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "./harness.ts";
@@ -45,7 +52,7 @@ export function signWithRawHeader(
   header: Record<string, unknown>,
 ): string {
   const signingInput = `${base64url(JSON.stringify({ alg: "RS256", kid: privateJwk.kid, typ: "JWT", ...header }))}.${base64url(JSON.stringify(claims))}`;
-  const key = createPrivateKey({ key: privateJwk as import("node:crypto").JsonWebKey, format: "jwk" });
+  const key = createPrivateKey({ key: privateJwk as JsonWebKey, format: "jwk" });
   return `${signingInput}.${base64url(sign("RSA-SHA256", Buffer.from(signingInput), key))}`;
 }
 
@@ -71,4 +78,60 @@ export async function hmacToken(
 export function segments(token: string): { header: string; payload: string; signature: string } {
   const [header = "", payload = "", signature = ""] = token.split(".");
   return { header, payload, signature };
+}
+
+/** A key an issuer publishes: its private half, and its public JWK as served (with or without `alg`). */
+export interface PublishedKey {
+  kid: string;
+  /** `RSA`, or the curve: what decides which algs the key can verify. */
+  type: "RSA" | "P-256" | "P-384" | "P-521" | "Ed25519";
+  /** The alg the key was made for, whether or not the JWK says it. */
+  naturalAlg: string;
+  publicJwk: JsonWebKey;
+  privateKey: KeyObject;
+}
+
+const KEY_TYPES = [
+  { type: "RSA", naturalAlg: "RS256", pair: () => generateKeyPairSync("rsa", { modulusLength: 2048 }) },
+  { type: "P-256", naturalAlg: "ES256", pair: () => generateKeyPairSync("ec", { namedCurve: "P-256" }) },
+  { type: "P-384", naturalAlg: "ES384", pair: () => generateKeyPairSync("ec", { namedCurve: "P-384" }) },
+  { type: "P-521", naturalAlg: "ES512", pair: () => generateKeyPairSync("ec", { namedCurve: "P-521" }) },
+  { type: "Ed25519", naturalAlg: "EdDSA", pair: () => generateKeyPairSync("ed25519") },
+] as const;
+
+/**
+ * A key of every type a key set may hold, each published twice: with `alg` (as Cognito's) and
+ * without (as Microsoft Entra ID's), under kids `<type>-alg` and `<type>-no-alg`.
+ */
+export function keysOfEveryType(): PublishedKey[] {
+  return KEY_TYPES.flatMap(({ type, naturalAlg, pair }) => {
+    const { publicKey, privateKey } = pair();
+    const jwk = publicKey.export({ format: "jwk" });
+    return [
+      { kid: `${type}-alg`, publicJwk: { ...jwk, kid: `${type}-alg`, alg: naturalAlg, use: "sig" } },
+      { kid: `${type}-no-alg`, publicJwk: { ...jwk, kid: `${type}-no-alg` } },
+    ].map((published) => ({ ...published, type, naturalAlg, privateKey }));
+  });
+}
+
+/**
+ * The JWS signature of `signingInput` by `key` under `alg`, computed whatever the alg says the key
+ * should be (ES384 with a P-256 key: what a forger would send), or undefined where node:crypto has
+ * no such signature for the key (ES256 with an RSA key, PS256, HS256, none).
+ */
+export function jwsSignature(alg: string, key: KeyObject, signingInput: string): string | undefined {
+  const data = Buffer.from(signingInput);
+  const hash = `sha${alg.slice(2)}`;
+  const keyType = key.asymmetricKeyType;
+  if (/^RS(256|384|512)$/.test(alg) && keyType === "rsa") return base64url(sign(hash, data, key));
+  if (/^ES(256|384|512)$/.test(alg) && keyType === "ec") {
+    return base64url(sign(hash, data, { key, dsaEncoding: "ieee-p1363" }));
+  }
+  if (alg === "EdDSA" && keyType === "ed25519") return base64url(sign(null, data, key));
+  return undefined;
+}
+
+/** The signing input of a compact JWS over exactly this header and these claims, unchecked. */
+export function signingInput(header: Record<string, unknown>, claims: Record<string, unknown>): string {
+  return `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
 }
