@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
+import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
+import { describeFields } from "../../lambda/plants/plant-fields.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
@@ -53,7 +55,7 @@ describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version)
     expect(conflict.statusCode).toBe(409);
     expect(body(conflict)).toEqual({
       error: 409,
-      message: `a plant with id ${id} already exists with another name or tag`,
+      message: `a plant with id ${id} already exists with another ${describeFields(PLANT_FIELDS)}`,
     });
     expect(await storedItem(String(id))).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
   });
