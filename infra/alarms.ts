@@ -13,6 +13,7 @@ import type { Alias, IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { Construct } from "constructs";
+import { describeRoutes } from "../lambda/http/routes.ts";
 
 export interface PlantStoreAlarmsProps {
   readonly api: HttpApi;
@@ -45,7 +46,7 @@ export class PlantStoreAlarms extends Construct {
       "Api5xx",
       api.metricServerError({ period: PERIOD }),
       5,
-      "POST /plants answered 5xx",
+      `${describeRoutes()} answered 5xx`,
     );
     // Errors counts crashes and timeouts only: the handler turns every expected failure into an answer.
     // Counted for the alias's current version only (ExecutedVersion): while CodeDeploy shifts traffic,

@@ -16,6 +16,7 @@ import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
+import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
 import { HANDLER_ENTRY, HANDLER_EXPORT } from "../tools/bundle-options.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
 import { bundlingFromBundleOptions } from "./bundling.ts";
@@ -97,25 +98,25 @@ export class PlantStoreStack extends Stack {
     });
 
     const api = new HttpApi(this, "Api", {
-      description: "Plant Store: POST /plants",
+      description: `Plant Store: ${describeRoutes()}`,
       createDefaultStage: false,
       corsPreflight:
         config.corsAllowOrigins === undefined
           ? undefined
           : {
               allowOrigins: config.corsAllowOrigins,
-              allowMethods: [CorsHttpMethod.POST],
+              allowMethods: [...new Set(ROUTES.map(({ method }) => CorsHttpMethod[method]))],
               allowHeaders: ["authorization", "content-type"],
               maxAge: Duration.hours(1),
             },
     });
-    api.addRoutes({
-      path: "/plants",
-      methods: [HttpMethod.POST],
-      integration: new HttpLambdaIntegration("HandlerIntegration", liveAlias, {
-        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
-      }),
+    // One gateway route per operation of the table; the function serves them all.
+    const integration = new HttpLambdaIntegration("HandlerIntegration", liveAlias, {
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
+    for (const { method, path } of ROUTES) {
+      api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+    }
     Validations.of(api).acknowledge({
       id: "AwsSolutions-APIG4",
       reason:

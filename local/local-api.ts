@@ -1,7 +1,7 @@
 /**
  * The local run: the deployable bundle behind an HTTP server that stands in for API Gateway, on the
  * embedded DynamoDB (dynalite, LevelDB files under the data dir) or on another DynamoDB endpoint.
- * Like the stack's HTTP API it has one route, POST /plants, answers API Gateway's own 404 elsewhere and
+ * Like the stack's HTTP API it has the routes of lambda/http/routes.ts, answers API Gateway's own 404 elsewhere and
  * its own 500 when the function fails, and never refuses a request because it is starting: the port
  * opens once the handler is ready. One process serves a data dir at a time (see data-dir-lock.ts).
  */
@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Handler } from "../lambda/http/create-handler.ts";
+import { matchRoute, routeKey, routeOf } from "../lambda/http/routes.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
 import { claimDataDir, DataDirTakenError } from "./data-dir-lock.ts";
 import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
@@ -28,9 +29,8 @@ import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
-export const PLANTS_PATH = "/plants";
+export const PLANTS_PATH = routeOf("createPlant").path;
 export const JWKS_PATH = "/.well-known/jwks.json";
-const PLANTS_ROUTE_KEY = `POST ${PLANTS_PATH}`;
 /** In-flight requests get this long to finish on close before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
 
@@ -157,10 +157,11 @@ async function answer(
   { issuer, handler }: ServeContext,
 ): Promise<{ result: HttpApiResult; headers?: Record<string, string> }> {
   const requestId = randomUUID();
-  // The stack's HTTP API has the one route POST /plants; anything else gets API Gateway's own 404.
+  // The stack's HTTP API has the routes of the table; anything else gets API Gateway's own 404.
   // GET of the key set is the local issuer's, for the handler (in AWS, the issuer serves its own).
   if (method === "GET" && rawPath === JWKS_PATH) return { result: jsonResult(200, issuer.jwks) };
-  if (method !== "POST" || rawPath !== PLANTS_PATH) {
+  const route = matchRoute(method, rawPath);
+  if (route === undefined) {
     return { result: jsonResult(404, { message: "Not Found" }), headers: { "apigw-requestid": requestId } };
   }
   let body: Buffer;
@@ -170,7 +171,7 @@ async function answer(
     if (!(error instanceof RequestTooLargeError)) throw error;
     return { result: errorResult(413, error.message), headers: { connection: "close" } };
   }
-  const event = toHttpApiEvent(request, body, PLANTS_ROUTE_KEY, requestId);
+  const event = toHttpApiEvent(request, body, routeKey(route), requestId);
   try {
     return { result: await (await handler)(event), headers: { "apigw-requestid": requestId } };
   } catch (error) {

@@ -18,11 +18,15 @@ export type ApiGatewayResult = APIGatewayProxyStructuredResultV2 & {
 };
 
 /**
- * The incoming API request as the endpoint sees it: header names lower-cased, the values of one
- * name joined with commas, the body as API Gateway sent it (read only after authentication).
+ * The incoming API request as the endpoint sees it: its method and path (empty when the event has none),
+ * header names lower-cased, the values of one name joined with commas, the body as API Gateway sent it
+ * (read only after authentication).
  */
 export interface ApiRequest {
   requestId: string;
+  method: string;
+  /** The path as the client sent it, undecoded, without the query: `rawPath` (2.0) or `path` (1.0). */
+  path: string;
   headers: Map<string, string>;
   body: RequestBody | undefined;
 }
@@ -46,9 +50,15 @@ export function toApiRequest(
   const headers = headersOf(loose);
   return {
     requestId,
+    method: stringOr(loose?.requestContext?.http?.method ?? loose?.httpMethod),
+    path: stringOr(loose?.rawPath ?? loose?.path),
     headers,
     body: bodyOf(loose, headers.get("content-length"), headers.get("content-encoding")),
   };
+}
+
+function stringOr(value: unknown, fallback = ""): string {
+  return typeof value === "string" ? value : fallback;
 }
 
 /**

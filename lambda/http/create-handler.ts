@@ -12,6 +12,7 @@ import {
   toApiRequest,
 } from "./api-gateway.ts";
 import { toErrorResponse } from "./error-response.ts";
+import { describeRoutes, matchRoute } from "./routes.ts";
 
 export interface Dependencies {
   authenticate: Authenticate;
@@ -26,8 +27,10 @@ export type Handler = (
 ) => Promise<ApiGatewayResult>;
 
 /**
- * POST /plants over API Gateway: authenticate before reading the body, parse, create, answer.
- * It never throws: every failure becomes an Error body and one log line, which carries the metrics.
+ * The API's operations (lambda/http/routes.ts) over API Gateway; today POST /plants: authenticate before
+ * reading the body, parse, create, answer. A request for no operation of the table is a 404, as API
+ * Gateway answers it before the function. It never throws: every failure becomes an Error body and one
+ * log line, which carries the metrics.
  */
 export function createHandler({ authenticate, store, functionName = "local" }: Dependencies): Handler {
   let coldStart = true;
@@ -37,6 +40,17 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
     coldStart = false;
     const storeCalls: StoreObserver = { storeAttempts: 0 };
     const request = toApiRequest(event, context);
+    if (matchRoute(request.method, request.path) === undefined) {
+      logRequest(
+        { requestId: request.requestId, status: 404, latencyMs: elapsed(startedAt), errorKind: "no_route" },
+        functionName,
+        metrics,
+      );
+      return toApiGatewayResult({
+        status: 404,
+        body: { error: 404, message: `not found: this API serves ${describeRoutes()}` },
+      });
+    }
     let clientId: string | undefined;
     let plantId: string | undefined;
     try {

@@ -1,6 +1,7 @@
 import { PlantConflictError } from "../errors.ts";
 import type { PlantStore, StoreObserver } from "../store/plant-store.ts";
-import { type NewPlant, type Plant, toPlant } from "./plant.ts";
+import { type NewPlant, PLANT_FIELDS, type Plant, type PlantField, toPlant } from "./plant.ts";
+import { describeFields, sameContent } from "./plant-fields.ts";
 
 export interface CreateOutcome {
   plant: Plant;
@@ -9,22 +10,21 @@ export interface CreateOutcome {
 }
 
 /**
- * Creates a plant. Creating the same plant again (same id, name and tag) is a safe replay and
- * answers as the first create did; the same id with other content is a conflict. Nothing is ever
- * overwritten: the store's write is conditional.
+ * Creates a plant. Creating the same plant again (same id, same value in every stored field) is a safe
+ * replay and answers as the first create did; the same id with other content is a conflict. Nothing is
+ * ever overwritten: the store's write is conditional. `fields` are the schema's (PLANT_FIELDS).
  */
 export async function createPlant(
   store: PlantStore,
   plant: NewPlant,
   observer?: StoreObserver,
+  fields: readonly PlantField[] = PLANT_FIELDS,
 ): Promise<CreateOutcome> {
   const outcome = await store.putIfAbsent(plant, observer);
-  if (!outcome.created && !sameContent(outcome.existing, plant)) {
-    throw new PlantConflictError(`a plant with id ${plant.id} already exists with another name or tag`);
+  if (!outcome.created && !sameContent(outcome.existing, plant, fields)) {
+    throw new PlantConflictError(
+      `a plant with id ${plant.id} already exists with another ${describeFields(fields)}`,
+    );
   }
   return { plant: toPlant(plant), replayed: !outcome.created };
-}
-
-function sameContent(stored: NewPlant, requested: NewPlant): boolean {
-  return stored.name === requested.name && stored.tag === requested.tag;
 }

@@ -1,16 +1,9 @@
-/** A plant as the caller creates it: `id` is exact over the whole int64 range. */
-export interface NewPlant {
-  id: bigint;
-  name: string;
-  tag?: string;
-}
+import type { NewPlant, Plant } from "../generated/plant-schema.ts";
 
-/** A plant as the API returns it: the spec's Plant has no id. */
-export interface Plant {
-  name: string;
-  tag?: string;
-}
+/** The plant types and stored fields come from openapi/openapi.yaml: `npm run generate` writes them. */
+export { type NewPlant, PLANT_FIELDS, type Plant, type PlantField } from "../generated/plant-schema.ts";
 
-export function toPlant({ name, tag }: NewPlant): Plant {
-  return tag === undefined ? { name } : { name, tag };
+/** The answer to a create: the plant without its id (the generator keeps Plant equal to that). */
+export function toPlant({ id: _id, ...plant }: NewPlant): Plant {
+  return plant;
 }

@@ -21,8 +21,7 @@ export function parseNewPlant(contentType: string | undefined, body: RequestBody
     throw error;
   }
   if (!validate(value)) throw new BadRequestError(describeSchemaErrors(validate.errors ?? []));
-  const { id, name, tag } = value as { id: number | bigint; name: string; tag?: string };
-  return tag === undefined ? { id: BigInt(id), name } : { id: BigInt(id), name, tag };
+  return { ...value, id: BigInt(value.id) };
 }
 
 function requireJsonMediaType(contentType: string | undefined): void {

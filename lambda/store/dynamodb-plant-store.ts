@@ -7,6 +7,7 @@ import {
   DynamoDbError,
   TransientDynamoDbError,
 } from "./dynamodb-client.ts";
+import { fromItem, type Item, toItem } from "./plant-item.ts";
 import type { PlantStore, PutOutcome, StoreObserver } from "./plant-store.ts";
 import {
   RetriesExhaustedError,
@@ -32,9 +33,6 @@ export interface DynamoDbPlantStore extends PlantStore {
   /** Opens the connection to DynamoDB without a request; never rejects (see DynamoDbClient.prewarm). */
   prewarm(): Promise<void>;
 }
-
-type AttributeValue = { S?: string; N?: string };
-type Item = Record<string, AttributeValue | undefined>;
 
 const THROTTLING_TYPES = new Set([
   "ProvisionedThroughputExceededException",
@@ -149,18 +147,4 @@ function retryableFault(error: unknown): RetryableFault | undefined {
   if (TRANSIENT_STATUSES.has(error.status)) return "transient";
   if (error.status >= 500) return "server-error";
   return undefined;
-}
-
-function toItem(plant: NewPlant): Item {
-  const item: Item = { id: { N: plant.id.toString() }, name: { S: plant.name } };
-  if (plant.tag !== undefined) item.tag = { S: plant.tag };
-  return item;
-}
-
-function fromItem(item: Item): NewPlant {
-  const id = item.id?.N;
-  const name = item.name?.S;
-  if (id === undefined || name === undefined) throw new Error("a stored plant lacks its id or name");
-  const tag = item.tag?.S;
-  return tag === undefined ? { id: BigInt(id), name } : { id: BigInt(id), name, tag };
 }

@@ -6,6 +6,7 @@ import { INIT_DURATION_QUERY } from "../../infra/dashboard.ts";
 import { FUNCTION_TIMEOUT, STORE_DEADLINE } from "../../infra/plant-store-stack.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { readConfig } from "../../lambda/config.ts";
+import { ROUTES, routeKey } from "../../lambda/http/routes.ts";
 import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
 import {
   deployedHandlerEnvironment,
@@ -165,11 +166,14 @@ describe("the table", () => {
 });
 
 describe("the HTTP API", () => {
-  it("has the single route POST /plants, proxied to the live alias with payload format 2.0", () => {
-    const route = onlyResource(template, "AWS::ApiGatewayV2::Route");
-    expect(route.RouteKey).toBe("POST /plants");
+  it("has a route per operation of lambda/http/routes.ts, proxied to the live alias with payload format 2.0", () => {
+    const routes = Object.values(template.findResources("AWS::ApiGatewayV2::Route")).map(
+      ({ Properties }) => Properties as { RouteKey: string; AuthorizationType: string },
+    );
+    expect(routes.map(({ RouteKey }) => RouteKey).sort()).toEqual(ROUTES.map(routeKey).sort());
+    expect(routes.map(({ RouteKey }) => RouteKey)).toContain("POST /plants");
     // Authorization happens in the handler (see the APIG4 acknowledgement).
-    expect(route.AuthorizationType).toBe("NONE");
+    for (const route of routes) expect(route.AuthorizationType).toBe("NONE");
     expect(onlyResource(template, "AWS::ApiGatewayV2::Integration")).toMatchObject({
       IntegrationType: "AWS_PROXY",
       PayloadFormatVersion: "2.0",

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
+import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
+import { describeFields } from "../../lambda/plants/plant-fields.ts";
+import { expectErrorAnswer } from "../support/answers.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { captureLogs } from "../support/log-capture.ts";
@@ -52,7 +55,7 @@ describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version)
     expect(conflict.statusCode).toBe(409);
     expect(body(conflict)).toEqual({
       error: 409,
-      message: `a plant with id ${id} already exists with another name or tag`,
+      message: `a plant with id ${id} already exists with another ${describeFields(PLANT_FIELDS)}`,
     });
     expect(await storedItem(String(id))).toEqual({ id: { N: String(id) }, name: { S: "Fern" } });
   });
@@ -227,13 +230,42 @@ describe("failures", () => {
     }
   });
 
-  it("never throws, even on an event that is not an API Gateway event", async () => {
+  it("never throws, even on an event that is not an API Gateway event: no route, a 404", async () => {
     const logs = captureLogs();
     try {
       for (const event of [null, {}, { headers: null, body: 5 }, { requestContext: null }]) {
-        const result = await harness.handler(event as never);
-        expect(result.statusCode).toBe(401);
+        expectErrorAnswer(await harness.handler(event as never), 404);
       }
+    } finally {
+      logs.restore();
+    }
+  });
+
+  it("answers 404 to a method and path of no route in lambda/http/routes.ts, before authenticating", async () => {
+    const logs = captureLogs();
+    try {
+      const id = nextId++;
+      for (const version of PAYLOAD_VERSIONS) {
+        for (const [method, path] of [
+          ["GET", "/plants"],
+          ["POST", "/plants/"],
+          ["PUT", `/plants/${id}`],
+        ]) {
+          const event = apiGatewayEvent(version, { token, body: JSON.stringify({ id, name: "Fern" }) });
+          Object.assign(event, version === "2.0" ? { rawPath: path } : { path, httpMethod: method });
+          if (version === "2.0") Object.assign(event.requestContext, { http: { method, path } });
+          const result = await harness.handler(event);
+          expect(expectErrorAnswer(result, 404).message).toBe("not found: this API serves POST /plants");
+          // Answered before the token was read: no challenge, and nothing written.
+          expect(result.headers["www-authenticate"]).toBeUndefined();
+        }
+        const unauthenticated = apiGatewayEvent(version, { body: JSON.stringify({ id, name: "Fern" }) });
+        expect((await harness.handler(unauthenticated)).statusCode).toBe(401);
+      }
+      expect(await storedItem(String(id))).toBeUndefined();
+      const lines = logs.stdoutLines().map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.filter((line) => line.status === 404)).toHaveLength(6);
+      expect(lines.find((line) => line.status === 404)).toMatchObject({ errorKind: "no_route" });
     } finally {
       logs.restore();
     }

@@ -3,6 +3,10 @@
  * what the API must answer for each, as an oracle), and hostile bodies of every other kind.
  */
 import fc from "fast-check";
+import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
+
+/** The properties a NewPlant body may hold: any other is unknown, and refused. */
+const KNOWN_PROPERTIES: readonly string[] = ["id", ...PLANT_FIELDS.map(({ name }) => name)];
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
@@ -173,7 +177,7 @@ export const plantBody: fc.Arbitrary<PlantBody> = fc
     if (id !== null) members.push(`"id"${space(0)}:${space(1)}${id.text}`);
     if (name !== null) members.push(`"name"${space(2)}:${space(3)}${JSON.stringify(name)}`);
     if (tag !== null) members.push(`"tag"${space(4)}:${space(5)}${JSON.stringify(tag)}`);
-    const unknown = unknownKey !== null && !["id", "name", "tag"].includes(unknownKey) ? unknownKey : null;
+    const unknown = unknownKey !== null && !KNOWN_PROPERTIES.includes(unknownKey) ? unknownKey : null;
     if (unknown !== null) members.push(`${JSON.stringify(unknown)}:${space(6)}{"id":1,"name":"x"}`);
     rotate(members, order);
     const body = `${space(7)}{${space(8)}${members.join(`${space(9)},${space(10)}`)}${space(11)}}`;
