@@ -39,8 +39,9 @@ export class FakeClock implements Clock {
       },
     );
     for (;;) {
-      // Every microtask (the scripted fetch's answers, the client's awaits) runs before this resolves.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
+      // turns of the event loop leave room for anything a Response body takes beyond microtasks.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
       if (settled) return promise;
       const next = this.timers.reduce<Timer | undefined>(
         (earliest, timer) => (earliest === undefined || timer.at < earliest.at ? timer : earliest),

@@ -46,8 +46,11 @@ function countingFetch(rewrite?: (url: string, response: Response) => Promise<Re
   return { counts, fetch };
 }
 
+/** Counts of requests are asserted here, so a slow machine must not turn a slow answer into a retry. */
+const PATIENT = { attemptTimeoutMs: 20_000, deadlineMs: 20_000 };
+
 function clientWith(options: Partial<PlantStoreClientOptions> = {}) {
-  return createPlantStoreClient({ baseUrl: server.url, credentials: local, ...options });
+  return createPlantStoreClient({ baseUrl: server.url, credentials: local, retry: PATIENT, ...options });
 }
 
 describe("<data dir>/client.json and the start banner", () => {
