@@ -2,7 +2,9 @@
  * The local run: the deployable bundle behind an HTTP server that stands in for API Gateway, on the
  * embedded DynamoDB (dynalite, LevelDB files under the data dir) or on another DynamoDB endpoint.
  * Like the stack's HTTP API it has the routes of lambda/http/routes.ts, answers API Gateway's own 404 elsewhere and
- * its own 500 when the function fails, and never refuses a request because it is starting: the port
+ * its own 500 when the function fails; like the stack's Cognito it also serves POST /oauth2/token for the data
+ * dir's app client (see oauth-token-endpoint.ts and local-client.ts). It never refuses a request because it is
+ * starting: the port
  * opens once the handler is ready. One process serves a data dir at a time (see data-dir-lock.ts).
  */
 import { randomUUID } from "node:crypto";
@@ -24,8 +26,10 @@ import {
   toHttpApiEvent,
   writeHttpApiResult,
 } from "./http-bridge.ts";
+import { type LocalClient, saveLocalClient } from "./local-client.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
+import { answerTokenRequest, TOKEN_PATH } from "./oauth-token-endpoint.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -33,6 +37,8 @@ export const PLANTS_PATH = routeOf("createPlant").path;
 export const JWKS_PATH = "/.well-known/jwks.json";
 /** In-flight requests get this long to finish on close before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
+/** A token request is a short form; a larger one is refused unread. */
+const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
 
 export interface LocalApiOptions {
   /** 0 picks a free port. */
@@ -49,6 +55,8 @@ export interface LocalApi {
   /** The base URL; unlike the stack's ApiUrl output, without `/plants`. */
   url: string;
   store: StoreTarget;
+  /** The app client whose id and secret get tokens from POST /oauth2/token, as kept in `<data dir>/client.json`. */
+  client: LocalClient;
   /** Runs the bundled handler on an event, as `npm run invoke` does. */
   invoke: Handler;
   close(): Promise<void>;
@@ -65,6 +73,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   const claim = await claimDataDir(dataDir).catch(cannotUse);
   const undo: (() => Promise<void>)[] = [claim.release];
   const handler = deferred<Handler>();
+  const client = deferred<LocalClient>();
   try {
     const issuer = await loadLocalIssuer(dataDir);
     const { store, closeStore } = await openStore(options);
@@ -76,7 +85,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Built and imported before the port opens; what is left (handlerFor) takes no time.
     const handlerFor = await loadHandlerFactory();
     const server = createServer((request, response) => {
-      void serve(request, response, { issuer, handler: handler.promise, log });
+      void serve(request, response, { issuer, handler: handler.promise, client: client.promise, log });
     });
     undo.unshift(() => closeServer(server));
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
@@ -84,11 +93,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
     const invoke = handlerFor(handlerEnvironment(store, jwksUrl));
     handler.resolve(invoke);
+    const localClient = await saveLocalClient(dataDir, `${url}${TOKEN_PATH}`);
+    client.resolve(localClient);
     await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     let closing: Promise<void> | undefined;
     return {
       url,
       store,
+      client: localClient,
       invoke,
       close() {
         closing ??= (async () => {
@@ -103,6 +115,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     };
   } catch (error) {
     handler.reject(error);
+    client.reject(error);
     for (const step of undo) await step().catch(() => undefined);
     throw error;
   }
@@ -128,6 +141,8 @@ interface ServeContext {
   issuer: TokenIssuer;
   /** Settles once the handler is ready (or could not be made): requests wait for it, never refused. */
   handler: Promise<Handler>;
+  /** Settles once client.json is saved, like `handler`. */
+  client: Promise<LocalClient>;
   log: (line: string) => void;
 }
 
@@ -154,9 +169,21 @@ async function answer(
   request: IncomingMessage,
   method: string,
   rawPath: string,
-  { issuer, handler }: ServeContext,
+  { issuer, handler, client }: ServeContext,
 ): Promise<{ result: HttpApiResult; headers?: Record<string, string> }> {
   const requestId = randomUUID();
+  // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
+  if (method === "POST" && rawPath === TOKEN_PATH) {
+    const tokenRequest = {
+      authorization: request.headers.authorization,
+      contentType: request.headers["content-type"],
+      body: (await readBody(request, MAX_TOKEN_REQUEST_BYTES)).toString("utf8"),
+    };
+    return {
+      result: await answerTokenRequest(tokenRequest, await client, issuer),
+      headers: { "x-amzn-requestid": requestId },
+    };
+  }
   // The stack's HTTP API has the routes of the table; anything else gets API Gateway's own 404.
   // GET of the key set is the local issuer's, for the handler (in AWS, the issuer serves its own).
   if (method === "GET" && rawPath === JWKS_PATH) return { result: jsonResult(200, issuer.jwks) };

@@ -1,5 +1,6 @@
 /** `npm start`: the local run of the API (see "Run it locally" in README.md). */
 import { type LocalApi, startLocalApi } from "./local-api.ts";
+import { localClientPath } from "./local-client.ts";
 import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
 
 const dataDir = dataDirFrom(process.env);
@@ -34,6 +35,8 @@ console.log(`Plant Store API at ${plantsUrl}
   store:  ${storeDescription}, table ${api.store.tableName}
   token:  ${tokenCommand}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
+  client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
+          token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
   Ctrl-C stops it.`);
 
 let stopping = false;

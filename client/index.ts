@@ -1,0 +1,162 @@
+/**
+ * A client for the Plant Store API (POST /plants) that keeps every int64 id exact, gets and caches its
+ * own client-credentials tokens, and retries what is safe to retry. No dependency and no Node-only
+ * import: it runs on Node 20+ and in browsers, with the global fetch.
+ *
+ *   const client = createPlantStoreClient({ baseUrl, credentials: { clientId, clientSecret, tokenUrl } });
+ *   const plant = await client.createPlant({ id: 9223372036854775807n, name: "Fern", tag: "fern" });
+ */
+import { type Clock, systemClock } from "./clock.ts";
+import { masked, PlantStoreError } from "./errors.ts";
+import { exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
+import { jsonFields, type NewPlant, newPlantJson, type Plant, plantFrom } from "./plant-json.ts";
+import {
+  type AttemptResult,
+  RETRYABLE_STATUSES,
+  type RetryOptions,
+  retryPolicyFrom,
+  withRetries,
+} from "./retry.ts";
+import { type Credentials, tokenSourceFor } from "./tokens.ts";
+
+export { type Clock, systemClock } from "./clock.ts";
+export { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
+export type { FetchFunction } from "./http-exchange.ts";
+export { INT64_MAX, INT64_MIN, type PlantIdInput, plantIdFrom } from "./int64-id.ts";
+export type { NewPlant, Plant } from "./plant-json.ts";
+export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, type RetryOptions } from "./retry.ts";
+export type { BearerToken, ClientCredentials, Credentials } from "./tokens.ts";
+
+export interface PlantStoreClientOptions {
+  /** The specification's {base_url}, e.g. http://127.0.0.1:3000 (a URL ending in /plants is taken as is). */
+  baseUrl: string;
+  credentials: Credentials;
+  /** The global fetch by default. */
+  fetch?: FetchFunction;
+  retry?: RetryOptions;
+  /** Aborting it stops every call of this client at once, with the signal's reason; nothing is retried. */
+  signal?: AbortSignal;
+  /** For tests: the clock the client waits and times out with, and the jitter's random source. */
+  clock?: Clock;
+  random?: () => number;
+}
+
+export interface PlantStoreClient {
+  /**
+   * Creates the plant, or finds it already stored identically (a replay answers the same 200), so a call
+   * whose outcome is unknown may always be made again. Throws a TypeError before sending an id that is
+   * not an exact int64, and a PlantStoreError (TokenEndpointError for the token) when the call fails.
+   */
+  createPlant(plant: NewPlant): Promise<Plant>;
+  /** Where plants are posted. */
+  readonly plantsUrl: string;
+}
+
+export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+  const plantsUrl = plantsUrlFrom(options.baseUrl);
+  const context = {
+    fetch: options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    policy: retryPolicyFrom(options.retry),
+    signal: options.signal,
+  };
+  const tokens = tokenSourceFor(options.credentials, context);
+  const what = `POST ${plantsUrl}`;
+
+  async function post(body: string, token: string, deadlineAt: number): Promise<Plant> {
+    const attempt = async (signal: AbortSignal): Promise<AttemptResult<Plant>> => {
+      const answer = await exchange(
+        context.fetch,
+        plantsUrl,
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            accept: "application/json",
+          },
+          body,
+          signal,
+        },
+        what,
+      );
+      if (answer instanceof PlantStoreError) return { done: false, failure: answer };
+      if (answer.status === 200) {
+        const plant = plantFrom(answer.body);
+        if (plant) return { done: true, value: plant };
+        throw new PlantStoreError(`${what} answered 200 with a body that is not a Plant`, {
+          status: 200,
+          requestId: requestIdOf(answer.headers),
+        });
+      }
+      const fields = jsonFields(answer.body);
+      const waitMs = retryAfterMs(answer.headers, context.clock);
+      const serverMessage = typeof fields.message === "string" ? fields.message : answer.body.slice(0, 200);
+      const failure = new PlantStoreError(
+        masked(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, [
+          token,
+          ...tokens.secrets,
+        ]),
+        {
+          status: answer.status,
+          error: typeof fields.error === "number" ? fields.error : undefined,
+          retryAfterSeconds: waitMs === undefined ? undefined : Math.ceil(waitMs / 1000),
+          requestId: requestIdOf(answer.headers),
+        },
+      );
+      if (answer.status === 401 && isInvalidToken(answer.headers)) throw new InvalidTokenAnswer(failure);
+      if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
+      return { done: false, failure, retryAfterMs: waitMs };
+    };
+    return withRetries(attempt, { ...context, what, deadlineAt });
+  }
+
+  return {
+    plantsUrl,
+    async createPlant(plant) {
+      const body = newPlantJson(plant); // a TypeError here, before any token or request
+      const deadlineAt = context.clock.now() + context.policy.deadlineMs;
+      const token = await tokens.token();
+      try {
+        return await post(body, token, deadlineAt);
+      } catch (error) {
+        if (!(error instanceof InvalidTokenAnswer)) throw error;
+        // A revoked or rotated token: one new token and one more try, never a loop.
+        if (!tokens.replace(token)) throw error.answer;
+        try {
+          return await post(body, await tokens.token(), deadlineAt);
+        } catch (second) {
+          throw second instanceof InvalidTokenAnswer ? second.answer : second;
+        }
+      }
+    },
+  };
+}
+
+/** A 401 whose challenge says the token itself was refused (RFC 6750 `error="invalid_token"`). */
+class InvalidTokenAnswer extends Error {
+  constructor(readonly answer: PlantStoreError) {
+    super(answer.message);
+  }
+}
+
+function isInvalidToken(headers: Headers): boolean {
+  return /\berror\s*=\s*"?invalid_token"?/i.test(headers.get("www-authenticate") ?? "");
+}
+
+function plantsUrlFrom(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(
+      `baseUrl must be an absolute URL such as https://api.example.com, got ${JSON.stringify(baseUrl)}`,
+    );
+  }
+  if (url.search || url.hash) throw new TypeError(`baseUrl must have no query or fragment, got ${baseUrl}`);
+  const path = url.pathname.replace(/\/+$/, "");
+  // The stack's ApiUrl output already ends in /plants; the specification's {base_url} does not.
+  url.pathname = path.endsWith("/plants") ? path : `${path}/plants`;
+  return url.toString();
+}

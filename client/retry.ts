@@ -1,0 +1,132 @@
+/**
+ * Retries safe by design: a create is idempotent (an identical replay answers 200) and a token request
+ * changes nothing, so a failure that may be passing (429, 502, 503, 504, no answer, a timeout, even after
+ * the request was sent) is tried again, like the AWS SDKs' standard mode: few attempts, full-jitter
+ * backoff or the server's Retry-After (capped), all inside one deadline, each attempt with its own timeout.
+ */
+import { type Clock, sleep } from "./clock.ts";
+import { PlantStoreError } from "./errors.ts";
+
+export interface RetryOptions {
+  /** Requests per call, the first included (default 3). */
+  maxAttempts?: number;
+  /** Time for the whole call, waits included (default 10 s). */
+  deadlineMs?: number;
+  /** Time one request may take before it is abandoned and, if time is left, sent again (default 5 s). */
+  attemptTimeoutMs?: number;
+  /** The first backoff's ceiling; it doubles per attempt (default 100 ms). */
+  baseDelayMs?: number;
+  /** The backoff's largest ceiling (default 2 s). */
+  maxDelayMs?: number;
+  /** The longest Retry-After honoured; a longer one is waited this long (default 5 s). */
+  maxRetryAfterMs?: number;
+}
+
+export type RetryPolicy = Required<RetryOptions>;
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 3,
+  deadlineMs: 10_000,
+  attemptTimeoutMs: 5_000,
+  baseDelayMs: 100,
+  maxDelayMs: 2_000,
+  maxRetryAfterMs: 5_000,
+};
+
+/** The statuses worth another attempt: throttled, or the service or its gateway passing out. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY };
+  for (const [key, value] of Object.entries(options) as [keyof RetryPolicy, number | undefined][]) {
+    if (value === undefined) continue;
+    if (
+      !Number.isFinite(value) ||
+      value < 0 ||
+      (key === "maxAttempts" && (value < 1 || !Number.isInteger(value)))
+    ) {
+      throw new TypeError(
+        `retry.${key} must be a ${key === "maxAttempts" ? "whole number ≥ 1" : "number ≥ 0"}, got ${value}`,
+      );
+    }
+    policy[key] = value;
+  }
+  return policy;
+}
+
+/** One attempt's outcome: its value, or a failure worth another attempt. Other failures are thrown. */
+export type AttemptResult<T> =
+  | { done: true; value: T }
+  | { done: false; failure: PlantStoreError; retryAfterMs?: number | undefined };
+
+export interface RetryContext {
+  policy: RetryPolicy;
+  clock: Clock;
+  /** In [0, 1), as Math.random. */
+  random: () => number;
+  /** The caller's signal: aborting it stops at once, with its reason, and is never retried. */
+  signal?: AbortSignal | undefined;
+  /** When the call must be over (clock time); now + deadlineMs when not given. */
+  deadlineAt?: number;
+  /** What is being called, for the timeout message (e.g. "POST http://…/plants"). */
+  what: string;
+}
+
+/**
+ * Runs `attempt` until it is done, throws, or the attempts or the deadline run out; then throws the last
+ * failure. `attempt` gets a signal that aborts when its own timeout passes or the caller aborts; a
+ * rejection it does not catch while that signal aborted for the timeout counts as a retryable timeout.
+ */
+export async function withRetries<T>(
+  attempt: (signal: AbortSignal) => Promise<AttemptResult<T>>,
+  context: RetryContext,
+): Promise<T> {
+  const { policy, clock, random, signal } = context;
+  const deadlineAt = context.deadlineAt ?? clock.now() + policy.deadlineMs;
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    signal?.throwIfAborted();
+    const timeoutMs = Math.max(0, Math.min(policy.attemptTimeoutMs, deadlineAt - clock.now()));
+    const result = await timedAttempt(attempt, timeoutMs, context);
+    if (result.done) return result.value;
+    const { failure } = result;
+    (failure as { attempts: number }).attempts = attemptNumber;
+    if (attemptNumber >= policy.maxAttempts) throw failure;
+    const delayMs =
+      result.retryAfterMs === undefined
+        ? random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptNumber - 1))
+        : Math.min(result.retryAfterMs, policy.maxRetryAfterMs);
+    // No attempt that could not finish before the deadline: the caller hears the failure now.
+    if (clock.now() + delayMs >= deadlineAt) throw failure;
+    await sleep(clock, delayMs, signal);
+  }
+}
+
+async function timedAttempt<T>(
+  attempt: (signal: AbortSignal) => Promise<AttemptResult<T>>,
+  timeoutMs: number,
+  { clock, signal, what }: RetryContext,
+): Promise<AttemptResult<T>> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timeoutError = () =>
+    new PlantStoreError(`${what}: no answer within ${timeoutMs} ms`, { cause: controller.signal.reason });
+  const cancelTimer = clock.setTimer(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError"));
+  }, timeoutMs);
+  const forwardAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", forwardAbort, { once: true });
+  try {
+    const result = await attempt(controller.signal);
+    if (signal?.aborted) throw signal.reason;
+    if (!result.done && timedOut) return { done: false, failure: timeoutError() };
+    return result;
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    if (timedOut) return { done: false, failure: timeoutError() };
+    throw error;
+  } finally {
+    cancelTimer();
+    signal?.removeEventListener("abort", forwardAbort);
+  }
+}

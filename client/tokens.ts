@@ -1,0 +1,200 @@
+/**
+ * Where the bearer token comes from: the OAuth client-credentials grant (what Cognito's /oauth2/token
+ * and the local run's take), cached until shortly before it expires and fetched once for many
+ * concurrent calls; or a token the caller brings.
+ */
+import type { Clock } from "./clock.ts";
+import { masked, PlantStoreError, TokenEndpointError } from "./errors.ts";
+import { exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
+import { jsonFields } from "./plant-json.ts";
+import { type AttemptResult, RETRYABLE_STATUSES, type RetryPolicy, withRetries } from "./retry.ts";
+
+/** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  /** The token endpoint, e.g. https://<domain>/oauth2/token. */
+  tokenUrl: string;
+  /** Space-separated scopes to ask for; the endpoint's default (all the client may have) when absent. */
+  scope?: string | undefined;
+}
+
+/** A token the caller brings: a string, or a function asked before each request (and once more on a 401). */
+export interface BearerToken {
+  token: string | (() => Promise<string>);
+}
+
+export type Credentials = ClientCredentials | BearerToken;
+
+export interface TokenSource {
+  token(): Promise<string>;
+  /**
+   * The API refused `token` as invalid (revoked, rotated, expired early): the next token() gives another.
+   * False when no other can be had (a fixed token), so the caller does not ask again.
+   */
+  replace(token: string): boolean;
+  /** Credentials that must never appear in a message. */
+  readonly secrets: readonly string[];
+}
+
+export interface TokenContext {
+  fetch: FetchFunction;
+  clock: Clock;
+  random: () => number;
+  policy: RetryPolicy;
+  signal?: AbortSignal | undefined;
+}
+
+/** A token is used until this long before it expires (or a tenth of its life, when that is shorter). */
+export const TOKEN_EXPIRY_MARGIN_MS = 60_000;
+
+export function tokenSourceFor(credentials: Credentials, context: TokenContext): TokenSource {
+  if (typeof credentials !== "object" || credentials === null) {
+    throw new TypeError("credentials must be { clientId, clientSecret, tokenUrl, scope? } or { token }");
+  }
+  if ("token" in credentials) return bearerTokenSource(credentials.token);
+  for (const field of ["clientId", "clientSecret", "tokenUrl"] as const) {
+    if (typeof credentials[field] !== "string" || credentials[field] === "") {
+      throw new TypeError(`credentials.${field} must be a non-empty string`);
+    }
+  }
+  return new ClientCredentialsTokens(credentials, context);
+}
+
+function bearerTokenSource(token: string | (() => Promise<string>)): TokenSource {
+  if (typeof token === "string") {
+    return { token: async () => token, replace: () => false, secrets: [token] };
+  }
+  const seen: string[] = [];
+  return {
+    async token() {
+      const value = await token();
+      if (typeof value !== "string" || value === "") throw new TypeError("the token function gave no token");
+      if (seen.length < 8) seen.push(value);
+      return value;
+    },
+    replace: () => true,
+    secrets: seen,
+  };
+}
+
+interface CachedToken {
+  token: string;
+  /** Clock time after which a new one is fetched. */
+  refreshAt: number;
+}
+
+class ClientCredentialsTokens implements TokenSource {
+  readonly secrets: string[];
+  private cached: CachedToken | undefined;
+  private inFlight: Promise<CachedToken> | undefined;
+
+  constructor(
+    private readonly credentials: ClientCredentials,
+    private readonly context: TokenContext,
+  ) {
+    this.secrets = [credentials.clientSecret];
+  }
+
+  async token(): Promise<string> {
+    const { cached } = this;
+    if (cached !== undefined && this.context.clock.now() < cached.refreshAt) return cached.token;
+    // One request in flight at a time: concurrent callers all wait for it.
+    this.inFlight ??= this.fetchToken().finally(() => {
+      this.inFlight = undefined;
+    });
+    return (await this.inFlight).token;
+  }
+
+  replace(token: string): boolean {
+    if (this.cached?.token === token) this.cached = undefined;
+    return true;
+  }
+
+  private async fetchToken(): Promise<CachedToken> {
+    const { clientId, clientSecret, tokenUrl, scope } = this.credentials;
+    const { clock } = this.context;
+    const what = `token endpoint ${tokenUrl}`;
+    const form = new URLSearchParams({ grant_type: "client_credentials" });
+    if (scope !== undefined) form.set("scope", scope);
+    const init = {
+      method: "POST",
+      headers: {
+        // RFC 6749 §2.3.1: the id and the secret are form-encoded, then joined and base64-encoded.
+        authorization: `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}`,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+      },
+      body: form.toString(),
+    };
+    const attempt = async (signal: AbortSignal): Promise<AttemptResult<CachedToken>> => {
+      const requestedAt = clock.now();
+      const answer = await exchange(this.context.fetch, tokenUrl, { ...init, signal }, what);
+      if (answer instanceof PlantStoreError) return { done: false, failure: answer };
+      const fields = jsonFields(answer.body);
+      const details = {
+        status: answer.status,
+        requestId: requestIdOf(answer.headers),
+        retryAfterSeconds: secondsOf(retryAfterMs(answer.headers, clock)),
+      };
+      if (answer.status === 200) {
+        const token = fields.access_token;
+        const tokenType = fields.token_type;
+        if (typeof token !== "string" || token === "" || /[\s,]/.test(token)) {
+          throw new TokenEndpointError(
+            `${what} answered 200 without an access token`,
+            tokenUrl,
+            undefined,
+            details,
+          );
+        }
+        if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
+          throw new TokenEndpointError(
+            `${what} gave a ${tokenType} token, not a Bearer one`,
+            tokenUrl,
+            undefined,
+            details,
+          );
+        }
+        return { done: true, value: { token, refreshAt: requestedAt + usableMs(fields.expires_in) } };
+      }
+      const oauthError = typeof fields.error === "string" ? fields.error : undefined;
+      const description = typeof fields.error_description === "string" ? `: ${fields.error_description}` : "";
+      const message = masked(
+        `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description}`,
+        [clientSecret],
+      );
+      const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
+      if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
+      return { done: false, failure, retryAfterMs: retryAfterMs(answer.headers, clock) };
+    };
+    try {
+      const fetched = await withRetries(attempt, { ...this.context, what });
+      this.cached = fetched;
+      return fetched;
+    } catch (error) {
+      // A timeout or no answer is the token endpoint's too: say so in the class, for `instanceof`.
+      if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
+        throw new TokenEndpointError(error.message, tokenUrl, undefined, {
+          attempts: error.attempts,
+          cause: error.cause,
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+/** How long a token with this `expires_in` is used: up to the margin before it expires; 0 when unknown. */
+function usableMs(expiresIn: unknown): number {
+  const lifetimeMs = typeof expiresIn === "number" && expiresIn > 0 ? expiresIn * 1000 : 0;
+  return lifetimeMs - Math.min(TOKEN_EXPIRY_MARGIN_MS, lifetimeMs / 10);
+}
+
+function secondsOf(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
+function formEncode(value: string): string {
+  return new URLSearchParams([["", value]]).toString().slice(1);
+}

@@ -1,0 +1,51 @@
+/**
+ * `<data dir>/client.json`: the local run's app client, as a program needs it to get tokens like it would
+ * from the stack's Cognito: `{ "clientId", "clientSecret", "tokenUrl" }`, private (mode 0600). The secret
+ * is made at the first start and kept; the token URL is rewritten at each start, since the port may change.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { LOCAL_CLIENT_ID } from "./token-issuer.ts";
+
+export interface LocalClient {
+  clientId: string;
+  clientSecret: string;
+  tokenUrl: string;
+}
+
+export function localClientPath(dataDir: string): string {
+  return join(dataDir, "client.json");
+}
+
+/** The client of the data dir, with its secret made now if it has none, saved with this token URL. */
+export async function saveLocalClient(dataDir: string, tokenUrl: string): Promise<LocalClient> {
+  const existing = await readLocalClient(dataDir);
+  const client: LocalClient = {
+    // The handler of the local run accepts tokens of this one client id (JWT_CLIENT_IDS).
+    clientId: LOCAL_CLIENT_ID,
+    clientSecret: existing?.clientSecret ?? randomBytes(32).toString("hex"),
+    tokenUrl,
+  };
+  const path = localClientPath(dataDir);
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(client, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  await rename(temporary, path);
+  return client;
+}
+
+/** The client saved in the data dir by `npm start`, or undefined when none is (or it is unreadable). */
+export async function readLocalClient(dataDir: string): Promise<LocalClient | undefined> {
+  let parsed: Partial<LocalClient>;
+  try {
+    parsed = JSON.parse(await readFile(localClientPath(dataDir), "utf8")) as Partial<LocalClient>;
+  } catch {
+    return undefined;
+  }
+  const { clientId, clientSecret, tokenUrl } = parsed;
+  if (typeof clientId !== "string" || typeof clientSecret !== "string" || typeof tokenUrl !== "string") {
+    return undefined;
+  }
+  if (clientSecret.length < 32) return undefined;
+  return { clientId, clientSecret, tokenUrl };
+}

@@ -1,0 +1,276 @@
+/** The client against a scripted fetch on a virtual clock: ids, answers, errors and retries, without real waits. */
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createPlantStoreClient, type PlantStoreClientOptions, PlantStoreError } from "../../client/index.ts";
+import {
+  BASE_URL,
+  CREDENTIALS,
+  FakeClock,
+  json,
+  neverAnswers,
+  PLANTS_URL,
+  type Responder,
+  scriptedFetch,
+  TOKEN_URL,
+  tokenAnswer,
+} from "./fakes.ts";
+
+const TOKEN = "header.payload-1.signature";
+
+/** A client whose token endpoint always gives TOKEN, and whose API answers with `answerPlants`. */
+function setup(answerPlants: Responder, options: Partial<PlantStoreClientOptions> = {}) {
+  const clock = new FakeClock();
+  const fake = scriptedFetch(clock, (request, signal) =>
+    request.url === TOKEN_URL ? tokenAnswer(TOKEN) : answerPlants(request, signal),
+  );
+  const client = createPlantStoreClient({
+    baseUrl: BASE_URL,
+    credentials: CREDENTIALS,
+    fetch: fake.fetch,
+    clock,
+    random: () => 0.5,
+    ...options,
+  });
+  return {
+    clock,
+    client,
+    ...fake,
+    create: (plant: Parameters<typeof client.createPlant>[0]) => clock.run(client.createPlant(plant)),
+  };
+}
+
+const echoPlant: Responder = (request) => {
+  const { name, tag } = JSON.parse(request.body) as { name: string; tag?: string };
+  return json(200, tag === undefined ? { name } : { name, tag });
+};
+
+describe("ids: exact int64 or refused before anything is sent", () => {
+  it.each([
+    ["-9223372036854775808 as a bigint", -9223372036854775808n, "-9223372036854775808"],
+    ["9007199254740993 as a bigint", 9007199254740993n, "9007199254740993"],
+    ["9223372036854775807 as a bigint", 9223372036854775807n, "9223372036854775807"],
+    ["9223372036854775807 as a string", "9223372036854775807", "9223372036854775807"],
+    ["-9223372036854775808 as a string", "-9223372036854775808", "-9223372036854775808"],
+    ["a safe-integer number", 9007199254740991, "9007199254740991"],
+    ["zero as a number", 0, "0"],
+  ])("sends %s as its exact digits", async (_case, id, digits) => {
+    const { create, plantRequests } = setup(echoPlant);
+    expect(await create({ id, name: "Fern", tag: "fern" })).toEqual({ name: "Fern", tag: "fern" });
+    expect(plantRequests()[0]?.body).toBe(`{"id":${digits},"name":"Fern","tag":"fern"}`);
+  });
+
+  it.each([
+    ["2 ** 53 + 2 as a number", 2 ** 53 + 2, "9007199254740994"],
+    ["a fraction", 1.5, "1.5"],
+    ["NaN", Number.NaN, "NaN"],
+    ["2 ** 63 as a bigint", 2n ** 63n, "9223372036854775808n"],
+    ["-(2 ** 63) - 1 as a bigint", -(2n ** 63n) - 1n, "-9223372036854775809n"],
+    ["a string of digits beyond int64", "9223372036854775808", '"9223372036854775808"'],
+    ["a string that is not decimal digits", "1e3", '"1e3"'],
+    ["an empty string", "", '""'],
+  ])("refuses %s with a TypeError naming it, and sends nothing", async (_case, id, named) => {
+    const { client, requests } = setup(echoPlant);
+    const refusal = await client.createPlant({ id, name: "Fern" }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(TypeError);
+    expect((refusal as TypeError).message).toContain(named);
+    expect(requests).toHaveLength(0);
+  });
+
+  it("writes names with quotes, backslashes and non-ASCII as JSON, and reads an id in the answer as a bigint", async () => {
+    const { create, plantRequests } = setup(
+      () => new Response('{"name":"F\\"ern ☘","id":9223372036854775807}', { status: 200 }),
+    );
+    expect(await create({ id: 1n, name: 'F"ern ☘\\' })).toEqual({
+      name: 'F"ern ☘',
+      id: 9223372036854775807n,
+    });
+    expect(JSON.parse(plantRequests()[0]?.body ?? "")).toEqual({ id: 1, name: 'F"ern ☘\\' });
+  });
+});
+
+describe("requests", () => {
+  it("posts JSON with the bearer token to {base_url}/plants, also when given the stack's ApiUrl (…/plants)", async () => {
+    for (const baseUrl of [BASE_URL, `${BASE_URL}/`, PLANTS_URL]) {
+      const { create, plantRequests } = setup(echoPlant, { baseUrl });
+      await create({ id: 1, name: "Fern" });
+      const [request] = plantRequests();
+      expect(request?.method).toBe("POST");
+      expect(request?.headers.get("authorization")).toBe(`Bearer ${TOKEN}`);
+      expect(request?.headers.get("content-type")).toBe("application/json");
+    }
+  });
+});
+
+describe("errors", () => {
+  it("throws a 409 as a PlantStoreError with the API's fields and request id, and does not retry it", async () => {
+    const { create, plantRequests } = setup(() =>
+      json(
+        409,
+        { error: 409, message: "a different plant is stored under id 7" },
+        { "apigw-requestid": "Abc123=" },
+      ),
+    );
+    const error = await create({ id: 7, name: "Ivy" }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({
+      name: "PlantStoreError",
+      status: 409,
+      error: 409,
+      requestId: "Abc123=",
+      attempts: 1,
+      message: `POST ${PLANTS_URL} answered 409: a different plant is stored under id 7`,
+    });
+    expect(plantRequests()).toHaveLength(1);
+  });
+
+  it.each([400, 403, 413, 415, 500])("does not retry a %i", async (status) => {
+    const { create, plantRequests } = setup(() => json(status, { error: status, message: "no" }));
+    await expect(create({ id: 7, name: "Ivy" })).rejects.toMatchObject({ status });
+    expect(plantRequests()).toHaveLength(1);
+  });
+
+  it("never puts the token or the client secret into a message, even when the server repeats them", async () => {
+    const { create } = setup(() =>
+      json(400, { error: 400, message: `bad token ${TOKEN} and secret ${CREDENTIALS.clientSecret}` }),
+    );
+    const error = (await create({ id: 7, name: "Ivy" }).catch((thrown: unknown) => thrown)) as Error;
+    expect(error.message).toContain("[redacted]");
+    expect(error.message).not.toContain(TOKEN);
+    expect(error.message).not.toContain(CREDENTIALS.clientSecret);
+  });
+
+  it("names API Gateway's own 404 body", async () => {
+    const { create } = setup(() => json(404, { message: "Not Found" }));
+    await expect(create({ id: 7, name: "Ivy" })).rejects.toMatchObject({
+      status: 404,
+      error: undefined,
+      message: `POST ${PLANTS_URL} answered 404: Not Found`,
+    });
+  });
+});
+
+describe("retries: 503, 429, no answer and timeouts, with backoff, inside the deadline", () => {
+  it("answers the plant after two 503s with Retry-After: 1, with 3 requests about 2 s apart in all", async () => {
+    let answered = 0;
+    const { create, plantRequests, clock } = setup((request) =>
+      ++answered <= 2
+        ? json(503, { error: 503, message: "store unavailable" }, { "retry-after": "1" })
+        : echoPlant(request, undefined),
+    );
+    expect(await create({ id: 9007199254740993n, name: "Fern" })).toEqual({ name: "Fern" });
+    const times = plantRequests().map((request) => request.at - clock.started);
+    expect(times).toEqual([0, 1000, 2000]);
+    expect(new Set(plantRequests().map((request) => request.body)).size).toBe(1);
+  });
+
+  it("throws the last 503 with its Retry-After after maxAttempts", async () => {
+    const { create, plantRequests } = setup(() =>
+      json(503, { error: 503, message: "store unavailable" }, { "retry-after": "1" }),
+    );
+    await expect(create({ id: 1, name: "Fern" })).rejects.toMatchObject({
+      status: 503,
+      retryAfterSeconds: 1,
+      attempts: 3,
+    });
+    expect(plantRequests()).toHaveLength(3);
+  });
+
+  it("honours a 429's Retry-After up to a cap", async () => {
+    let answered = 0;
+    const { create, plantRequests, clock } = setup(
+      (request) =>
+        ++answered === 1
+          ? json(429, { message: "Too Many Requests" }, { "retry-after": "3600" })
+          : echoPlant(request, undefined),
+      { retry: { maxRetryAfterMs: 2500 } },
+    );
+    await create({ id: 1, name: "Fern" });
+    expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 2500]);
+  });
+
+  it("gives up at once when the wait asked for would pass the deadline", async () => {
+    const { create, plantRequests } = setup(
+      () => json(503, { error: 503, message: "down" }, { "retry-after": "2" }),
+      {
+        retry: { deadlineMs: 1500 },
+      },
+    );
+    await expect(create({ id: 1, name: "Fern" })).rejects.toMatchObject({ status: 503, attempts: 1 });
+    expect(plantRequests()).toHaveLength(1);
+  });
+
+  it("backs off with full jitter: random × min(cap, base × 2^n)", async () => {
+    const { create, plantRequests, clock } = setup(() => json(503, { error: 503, message: "down" }), {
+      retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 300 },
+      random: () => 0.5,
+    });
+    await expect(create({ id: 1, name: "Fern" })).rejects.toMatchObject({ status: 503 });
+    expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 50, 150, 300]);
+  });
+
+  it("retries a request that got no answer, and one that timed out after it was sent", async () => {
+    let answered = 0;
+    const { create, plantRequests, clock } = setup(
+      (request, signal) => {
+        answered++;
+        if (answered === 1) throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+        if (answered === 2) return neverAnswers(signal);
+        return echoPlant(request, undefined);
+      },
+      { retry: { attemptTimeoutMs: 1000 }, random: () => 0 },
+    );
+    expect(await create({ id: 1, name: "Fern" })).toEqual({ name: "Fern" });
+    expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 0, 1000]);
+  });
+
+  it("throws a timeout naming the URL when every attempt times out", async () => {
+    const { create, plantRequests } = setup((_request, signal) => neverAnswers(signal), {
+      retry: { attemptTimeoutMs: 1000 },
+    });
+    const error = (await create({ id: 1, name: "Fern" }).catch(
+      (thrown: unknown) => thrown,
+    )) as PlantStoreError;
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error.message).toBe(`POST ${PLANTS_URL}: no answer within 1000 ms`);
+    expect(error.status).toBeUndefined();
+    expect(plantRequests()).toHaveLength(3);
+  });
+
+  it("stops at once, with the caller's reason, when the caller's signal aborts; nothing more is sent", async () => {
+    const controller = new AbortController();
+    const { create, plantRequests } = setup(
+      (_request, signal) => {
+        queueMicrotask(() => controller.abort(new Error("shutting down")));
+        return neverAnswers(signal);
+      },
+      { signal: controller.signal },
+    );
+    await expect(create({ id: 1, name: "Fern" })).rejects.toThrow("shutting down");
+    expect(plantRequests()).toHaveLength(1);
+  });
+
+  it("refuses retry settings that make no sense", () => {
+    expect(() => setup(echoPlant, { retry: { maxAttempts: 0 } })).toThrow(/retry\.maxAttempts/);
+    expect(() => setup(echoPlant, { retry: { deadlineMs: -1 } })).toThrow(/retry\.deadlineMs/);
+  });
+});
+
+describe("the client module runs outside Node", () => {
+  it("imports nothing but its own modules and the API's pure lossless JSON parser", () => {
+    const directory = new URL("../../client/", import.meta.url);
+    const files = readdirSync(directory).filter((file) => file.endsWith(".ts"));
+    expect(files).toContain("index.ts");
+    for (const file of files) {
+      const source = readFileSync(new URL(file, directory), "utf8");
+      const imports = [...source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((match) => match[1]);
+      for (const specifier of imports) {
+        expect(specifier, `${file} imports ${specifier}`).toMatch(
+          /^\.\/[\w-]+\.ts$|^\.\.\/lambda\/request\/lossless-json\.ts$/,
+        );
+      }
+      expect(source, file).not.toMatch(/\b(Buffer|process|require)\b/);
+    }
+    const parser = readFileSync(new URL("../../lambda/request/lossless-json.ts", import.meta.url), "utf8");
+    expect(parser).not.toMatch(/^import /m);
+  });
+});

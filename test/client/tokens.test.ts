@@ -1,0 +1,227 @@
+/** Tokens of the client-credentials grant: asked for as Cognito expects, cached, shared, replaced once. */
+import { describe, expect, it } from "vitest";
+import { createPlantStoreClient, TokenEndpointError } from "../../client/index.ts";
+import {
+  BASE_URL,
+  CREDENTIALS,
+  FakeClock,
+  INVALID_TOKEN_CHALLENGE,
+  json,
+  type Responder,
+  scriptedFetch,
+  TOKEN_URL,
+  tokenAnswer,
+} from "./fakes.ts";
+
+const ok: Responder = () => json(200, { name: "Fern" });
+
+/** A token endpoint that gives token-1, token-2, … (or answers with `answerToken`), and an API answering `answerPlants`. */
+function setup(
+  answerPlants: Responder = ok,
+  answerToken?: Responder,
+  credentials: Parameters<typeof createPlantStoreClient>[0]["credentials"] = CREDENTIALS,
+) {
+  const clock = new FakeClock();
+  let issued = 0;
+  const giveToken: Responder = answerToken ?? (() => tokenAnswer(`token-${++issued}`));
+  const fake = scriptedFetch(clock, (request, signal) =>
+    request.url === TOKEN_URL ? giveToken(request, signal) : answerPlants(request, signal),
+  );
+  const client = createPlantStoreClient({ baseUrl: BASE_URL, credentials, fetch: fake.fetch, clock });
+  const create = (id: number | bigint = 1) => clock.run(client.createPlant({ id, name: "Fern" }));
+  return { clock, client, create, ...fake };
+}
+
+const bearerOf = (request: { headers: Headers } | undefined) => request?.headers.get("authorization");
+
+describe("the token request", () => {
+  it("is Cognito's client-credentials grant: POST, form body, HTTP Basic, scope when given", async () => {
+    const { create, tokenRequests } = setup(ok, undefined, { ...CREDENTIALS, scope: "plants/write" });
+    await create();
+    const [request] = tokenRequests();
+    expect(request?.method).toBe("POST");
+    expect(request?.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
+    expect(request?.headers.get("authorization")).toBe(
+      `Basic ${Buffer.from(`${CREDENTIALS.clientId}:${CREDENTIALS.clientSecret}`).toString("base64")}`,
+    );
+    expect(Object.fromEntries(new URLSearchParams(request?.body))).toEqual({
+      grant_type: "client_credentials",
+      scope: "plants/write",
+    });
+  });
+
+  it("form-encodes an id or secret with reserved characters before Basic (RFC 6749 §2.3.1)", async () => {
+    const { create, tokenRequests } = setup(ok, undefined, {
+      ...CREDENTIALS,
+      clientId: "a:b",
+      clientSecret: "p&ss word",
+    });
+    await create();
+    const basic = bearerOf(tokenRequests()[0])?.replace("Basic ", "") ?? "";
+    expect(atob(basic)).toBe("a%3Ab:p%26ss+word");
+  });
+});
+
+describe("the token cache", () => {
+  it("serves 50 concurrent creates with one token request", async () => {
+    const { clock, client, tokenRequests, plantRequests } = setup();
+    await clock.run(
+      Promise.all(Array.from({ length: 50 }, (_, id) => client.createPlant({ id, name: "Fern" }))),
+    );
+    expect(tokenRequests()).toHaveLength(1);
+    expect(plantRequests()).toHaveLength(50);
+    expect(new Set(plantRequests().map(bearerOf))).toEqual(new Set(["Bearer token-1"]));
+  });
+
+  it("uses a token until shortly before expires_in, then fetches one new token for the next calls", async () => {
+    const { clock, create, tokenRequests, plantRequests } = setup();
+    await create();
+    clock.time += 3540_000 - 1;
+    await create();
+    expect(tokenRequests()).toHaveLength(1);
+    clock.time += 1;
+    await create();
+    await create();
+    expect(tokenRequests()).toHaveLength(2);
+    expect(plantRequests().map(bearerOf)).toEqual([
+      "Bearer token-1",
+      "Bearer token-1",
+      "Bearer token-2",
+      "Bearer token-2",
+    ]);
+  });
+
+  it("fetches one new token on a 401 invalid_token, and tries once more with it", async () => {
+    const { create, tokenRequests, plantRequests } = setup((request) =>
+      bearerOf(request) === "Bearer token-1"
+        ? json(401, { error: 401, message: "the token has expired" }, INVALID_TOKEN_CHALLENGE)
+        : ok(request, undefined),
+    );
+    expect(await create()).toEqual({ name: "Fern" });
+    expect(tokenRequests()).toHaveLength(2);
+    expect(plantRequests().map(bearerOf)).toEqual(["Bearer token-1", "Bearer token-2"]);
+  });
+
+  it("replaces a refused token once for many concurrent calls that were refused with it", async () => {
+    const { clock, client, tokenRequests } = setup((request) =>
+      bearerOf(request) === "Bearer token-1"
+        ? json(401, { error: 401, message: "revoked" }, INVALID_TOKEN_CHALLENGE)
+        : ok(request, undefined),
+    );
+    await clock.run(
+      Promise.all(Array.from({ length: 20 }, (_, id) => client.createPlant({ id, name: "Fern" }))),
+    );
+    expect(tokenRequests()).toHaveLength(2);
+  });
+
+  it("throws the second 401 instead of looping when the new token is refused too", async () => {
+    const { create, tokenRequests, plantRequests } = setup(() =>
+      json(401, { error: 401, message: "signature does not match" }, INVALID_TOKEN_CHALLENGE),
+    );
+    await expect(create()).rejects.toMatchObject({
+      status: 401,
+      message: expect.stringContaining("signature"),
+    });
+    expect(tokenRequests()).toHaveLength(2);
+    expect(plantRequests()).toHaveLength(2);
+  });
+
+  it("does not refresh on a 401 that is not invalid_token, nor on a 403", async () => {
+    for (const [status, headers] of [
+      [401, { "www-authenticate": 'Bearer realm="plants"' }],
+      [403, { "www-authenticate": 'Bearer realm="plants", error="insufficient_scope"' }],
+    ] as const) {
+      const { create, tokenRequests, plantRequests } = setup(() =>
+        json(status, { error: status, message: "no" }, headers),
+      );
+      await expect(create()).rejects.toMatchObject({ status });
+      expect([tokenRequests().length, plantRequests().length]).toEqual([1, 1]);
+    }
+  });
+
+  it("asks a token function again on a 401 invalid_token, but cannot replace a fixed token", async () => {
+    const refused = () => json(401, { error: 401, message: "expired" }, INVALID_TOKEN_CHALLENGE);
+    const clock = new FakeClock();
+    let asked = 0;
+    const withFunction = scriptedFetch(clock, (request) =>
+      bearerOf(request) === "Bearer mine-1" ? refused() : ok(request, undefined),
+    );
+    const client = createPlantStoreClient({
+      baseUrl: BASE_URL,
+      credentials: { token: async () => `mine-${++asked}` },
+      fetch: withFunction.fetch,
+      clock,
+    });
+    expect(await clock.run(client.createPlant({ id: 1, name: "Fern" }))).toEqual({ name: "Fern" });
+    expect(asked).toBe(2);
+
+    const fixed = scriptedFetch(clock, refused);
+    const fixedClient = createPlantStoreClient({
+      baseUrl: BASE_URL,
+      credentials: { token: "mine-1" },
+      fetch: fixed.fetch,
+      clock,
+    });
+    const error = (await clock
+      .run(fixedClient.createPlant({ id: 1, name: "Fern" }))
+      .catch((thrown: unknown) => thrown)) as Error;
+    expect(error).toMatchObject({ status: 401 });
+    expect(error.message).not.toContain("mine-1");
+    expect(fixed.requests).toHaveLength(1);
+  });
+});
+
+describe("the token endpoint's failures", () => {
+  it.each([
+    [401, "invalid_client"],
+    [400, "invalid_scope"],
+    [400, "unsupported_grant_type"],
+  ])(
+    "a %i %s is a TokenEndpointError naming the endpoint and the error, without the secret, not retried",
+    async (status, oauthError) => {
+      const { create, tokenRequests, plantRequests } = setup(ok, () => json(status, { error: oauthError }));
+      const error = (await create().catch((thrown: unknown) => thrown)) as TokenEndpointError;
+      expect(error).toBeInstanceOf(TokenEndpointError);
+      expect(error).toMatchObject({ name: "TokenEndpointError", status, oauthError, tokenUrl: TOKEN_URL });
+      expect(error.message).toBe(`token endpoint ${TOKEN_URL} answered ${status} ${oauthError}`);
+      expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(
+        CREDENTIALS.clientSecret,
+      );
+      expect(tokenRequests()).toHaveLength(1);
+      expect(plantRequests()).toHaveLength(0);
+    },
+  );
+
+  it("retries a token endpoint that is down (no answer, 503), then creates the plant", async () => {
+    let asked = 0;
+    const { create, tokenRequests } = setup(ok, () => {
+      asked++;
+      if (asked === 1) throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+      if (asked === 2) return json(503, { message: "Service Unavailable" });
+      return tokenAnswer("token-3");
+    });
+    expect(await create()).toEqual({ name: "Fern" });
+    expect(tokenRequests()).toHaveLength(3);
+  });
+
+  it("throws a TokenEndpointError naming the endpoint when it stays down", async () => {
+    const { create, plantRequests } = setup(ok, () => {
+      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+    });
+    const error = (await create().catch((thrown: unknown) => thrown)) as TokenEndpointError;
+    expect(error).toBeInstanceOf(TokenEndpointError);
+    expect(error.message).toBe(`token endpoint ${TOKEN_URL}: no answer (fetch failed: ECONNREFUSED)`);
+    expect(error.attempts).toBe(3);
+    expect(plantRequests()).toHaveLength(0);
+  });
+
+  it("refuses a 200 without an access token, and credentials without a secret, before any call", async () => {
+    const { create } = setup(ok, () => json(200, { token_type: "Bearer" }));
+    await expect(create()).rejects.toThrow(
+      `token endpoint ${TOKEN_URL} answered 200 without an access token`,
+    );
+    expect(() =>
+      createPlantStoreClient({ baseUrl: BASE_URL, credentials: { ...CREDENTIALS, clientSecret: "" } }),
+    ).toThrow("credentials.clientSecret must be a non-empty string");
+  });
+});
