@@ -8,7 +8,7 @@
 
 import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
 import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
-import { apiGatewayEvent } from "../test/support/events.ts";
+import { apiGatewayEvent } from "../support/events.ts";
 import { createBenchCertificates } from "./certificates.ts";
 import { timeFreshProcess } from "./first-invocation.ts";
 import { startRemoteEndpoint } from "./network-model.ts";

@@ -1,5 +1,5 @@
 import { pathToFileURL } from "node:url";
-import { apiGatewayEvent } from "../test/support/events.ts";
+import { apiGatewayEvent } from "../support/events.ts";
 import { runNodeForJson } from "./child-process.ts";
 import { type Summary, summarize } from "./stats.ts";
 

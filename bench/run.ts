@@ -7,7 +7,7 @@
  */
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { CONTEXT_DEFAULTS } from "../infra/config.ts";
-import { startHarness } from "../test/support/harness.ts";
+import { startHarness } from "../support/harness.ts";
 import { requestedOtherNode, runOnNode } from "./bench-node.ts";
 import { type BenchBundles, buildBenchBundles } from "./bundles.ts";
 import {

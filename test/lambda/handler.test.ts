@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { captureLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
