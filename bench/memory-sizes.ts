@@ -150,6 +150,8 @@ function rowFor(
 /**
  * The rule: the smallest size whose first answer (whole process at the share, the cautious reading) is
  * within 10% of the best measured, while its cost per million creates is within 5% of the cheapest.
+ * When none meets both (on a loaded machine two sizes' medians can swap), the fastest of those within
+ * the cost bound: cost is the bound, latency what is bought with it.
  */
 export function chooseMemorySize(rows: MemorySizeRow[]): MemorySizeChoice {
   const measured = rows.filter((row) => row.atShare !== undefined && row.cost !== undefined);
@@ -165,5 +167,11 @@ export function chooseMemorySize(rows: MemorySizeRow[]): MemorySizeChoice {
   const both = fastEnough.filter((row) => cheapEnough.includes(row));
   const sizes = (list: MemorySizeRow[]) => list.map((row) => `${row.memoryMb}`).join(", ") || "none";
   const reason = `first answer within 10% of the best: ${sizes(fastEnough)} MB; cost within 5%: ${sizes(cheapEnough)} MB`;
-  return { memoryMb: both[0]?.memoryMb, reason };
+  if (both[0] !== undefined) return { memoryMb: both[0].memoryMb, reason };
+  const fastestAffordable = [...cheapEnough].sort(
+    (a, b) =>
+      (a.atShare?.first.median ?? Number.POSITIVE_INFINITY) -
+      (b.atShare?.first.median ?? Number.POSITIVE_INFINITY),
+  )[0];
+  return { memoryMb: fastestAffordable?.memoryMb, reason: `${reason}; none both, so the fastest within 5%` };
 }
