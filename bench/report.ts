@@ -28,7 +28,10 @@ export function infoRow(item: string, result: string, measured: string): Row {
 }
 
 export function errorRow(item: string, result: string, error: unknown): Row {
-  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  const message = (error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)).slice(
+    0,
+    40,
+  );
   return { item, result, measured: `error: ${message}`, budget: "—", verdict: "ERROR" };
 }
 

@@ -153,7 +153,7 @@ await section("1", "Cold start: import of the bundle", async () => {
   );
   json.import = { bundle: cold.bundle, empty: cold.empty, others: Object.fromEntries(cold.others) };
   rows.push(
-    infoRow("1", "Import of the bundle, median (p90), fresh processes", importTime(cold.bundle)),
+    infoRow("1", "Import of the bundle, median (p90)", importTime(cold.bundle)),
     infoRow("1", "Import of an empty handler, same run, interleaved", importTime(cold.empty)),
     budgetRow(
       "1",
@@ -178,7 +178,7 @@ const token = await harness.issuer.mint();
 let warmDurationMs: number | undefined;
 let createCpuMicros: number | undefined;
 try {
-  await section("2", "Cold path over TLS with round-trip times, at a whole core", async () => {
+  await section("2", "Cold path over TLS, full core", async () => {
     const { roundTrips } = settings;
     const conditions = await measureColdPath({
       subjects: coldPathSubjects(bundles),
@@ -241,7 +241,7 @@ try {
     }
   });
 
-  await section("M", "Memory sizes: the cold path under Lambda's CPU share", async () => {
+  await section("M", "Memory sizes: cold path at Lambda's CPU share", async () => {
     const result = await measureMemorySizes({
       subjects: coldPathSubjects(bundles),
       floorName: VERIFYING_FLOOR,
@@ -262,8 +262,10 @@ try {
     };
     memoryTable = renderMemoryTable(result.rows);
     for (const row of result.rows) {
-      if (row.notMeasured !== undefined)
-        rows.push(infoRow("M", `${row.memoryMb} MB`, `not measured: ${row.notMeasured}`));
+      if (row.notMeasured !== undefined) {
+        rows.push(infoRow("M", `${row.memoryMb} MB share`, "not measured (no cgroup)"));
+        notes.push(`${row.memoryMb} MB not measured: ${row.notMeasured}`);
+      }
     }
     rows.push(
       infoRow(
@@ -286,11 +288,11 @@ try {
     }
     const ratio = handler.median / floor.median;
     rows.push(
-      infoRow("M", `${memoryMb} MB share, RTT 0: verifying floor, first answer`, spread(floor)),
-      infoRow("M", `${memoryMb} MB share, RTT 0: handler, first answer`, spread(handler)),
+      infoRow("M", `${memoryMb} MB share, RTT 0: verifying floor`, spread(floor)),
+      infoRow("M", `${memoryMb} MB share, RTT 0: handler (shipped)`, spread(handler)),
       budgetRow(
         "M",
-        `${memoryMb} MB share, RTT 0: cold-path CPU budget, handler / floor`,
+        `${memoryMb} MB share, RTT 0: CPU budget, handler / floor`,
         times(ratio),
         ratio,
         BUDGET.coldPathCpuRatio,
@@ -317,12 +319,12 @@ try {
     rows.push(
       infoRow(
         "2",
-        `Loopback, no TLS, RTT 0: import + first create, median (p90)`,
+        "Loopback, no TLS: import + first create (p90)",
         `${ms(first.first.median)} (${ms(first.first.p90)})`,
       ),
       infoRow(
         "2",
-        "Loopback: later creates, warm instance, median (p99)",
+        "Loopback: later creates, warm, median (p99)",
         `${ms(first.warm.median)} (${ms(first.warm.p99)})`,
       ),
     );
@@ -349,17 +351,17 @@ try {
     rows.push(
       infoRow(
         "3",
-        "Warm create, in-memory store: CPU per create, median (p90)",
+        "Warm create, in-memory store: CPU, median (p90)",
         `${micros(warm.createCpuMicros.median)} (${micros(warm.createCpuMicros.p90)})`,
       ),
       infoRow(
         "3",
-        "Token verification alone (authenticate), CPU per call",
+        "Token verification alone: CPU per call (p90)",
         `${micros(warm.verifyCpuMicros.median)} (${micros(warm.verifyCpuMicros.p90)})`,
       ),
       budgetRow(
         "3",
-        "Warm CPU ratio, create / verification alone (medians)",
+        "Warm CPU ratio, create / verification alone",
         times(warm.ratio),
         warm.ratio,
         BUDGET.warmCpuRatio,
@@ -417,12 +419,12 @@ await section("5", "Cost", async () => {
   rows.push(
     infoRow(
       "5",
-      `Cost per 1M creates, ${memoryMb} MB arm64, loopback warm ${ms(measured.durationMs)}`,
+      `Cost/1M creates, ${memoryMb} MB, loopback warm ${ms(measured.durationMs)}`,
       usd(measured.totalUsd),
     ),
     infoRow(
       "5",
-      `Cost per 1M creates, AWS estimate: billed ${low.billedMs}–${high.billedMs} ms`,
+      `Cost/1M creates, AWS estimate: billed ${low.billedMs}–${high.billedMs} ms`,
       `${usd(low.totalUsd)}–${usd(high.totalUsd)}`,
     ),
   );
