@@ -24,6 +24,8 @@ export interface ColdPathSubject {
   name: string;
   bundlePath: string;
   networkMs: (roundTrips: RoundTrips) => number;
+  /** Variables added to the process's environment for this subject only. */
+  environment?: Record<string, string>;
 }
 
 /** What one set of fresh processes runs under: round trips, and a CPU share or a whole core. */
@@ -95,7 +97,7 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
           const profileFolder = `cold-path/${profileLabel(condition)}/${slug(subject.name)}`;
           const times = await timeFreshProcess(
             subject.bundlePath,
-            environment,
+            { ...environment, ...subject.environment },
             event,
             nextId,
             warmCalls,

@@ -8,12 +8,14 @@
  * dist/bench/results.json. `--node <path>` (or BENCH_NODE) measures on another Node binary.
  */
 
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { CONTEXT_DEFAULTS } from "../infra/config.ts";
 import { startHarness } from "../support/harness.ts";
 import { requestedOtherNode, runOnNode } from "./bench-node.ts";
 import { type BenchBundles, buildBenchBundles } from "./bundles.ts";
+import { PROJECT_ROOT } from "./child-process.ts";
 import {
   type ColdPathCondition,
   type ColdPathSubject,
@@ -103,6 +105,7 @@ const rows: Row[] = [];
 const notes: string[] = [];
 const json: Record<string, unknown> = { settings };
 const RESULTS_PATH = "dist/bench/results.json";
+const COMPILE_CACHE_DIRECTORY = join(PROJECT_ROOT, "dist/bench/compile-cache");
 let memoryTable: string | undefined;
 
 /** BENCH_ONLY=2,M: only those items run (the bundle size is always shown). */
@@ -129,6 +132,7 @@ async function section(item: string, name: string, measure: () => Promise<void>)
 }
 
 const bundles = await buildBenchBundles();
+await rm(COMPILE_CACHE_DIRECTORY, { recursive: true, force: true });
 const bundleKiB = bundles.handlerBytes / 1024;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 rows.push(
@@ -567,5 +571,13 @@ function coldPathSubjects(bundles: BenchBundles): ColdPathSubject[] {
       networkMs: (rtt: RoundTrips) =>
         newConnection(rtt.issuerMs) + (storePrewarmed ? rtt.storeMs : newConnection(rtt.storeMs)),
     })),
+    // V8's code cache for the bundle, kept by Node (22.1+) in NODE_COMPILE_CACHE and filled by this
+    // subject's first process: what shipping a cache in the asset could save at most. Node 20 ignores it.
+    {
+      name: "handler with V8 code cache",
+      bundlePath: bundles.handlerPath,
+      environment: { NODE_COMPILE_CACHE: COMPILE_CACHE_DIRECTORY },
+      networkMs: (rtt: RoundTrips) => newConnection(rtt.issuerMs) + rtt.storeMs,
+    },
   ];
 }
