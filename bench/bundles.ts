@@ -1,7 +1,7 @@
 import { copyFile, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Plugin } from "esbuild";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 import { buildBundle } from "../tools/build-bundle.ts";
 import { esbuildOptions, HANDLER_ENTRY } from "../tools/bundle-options.ts";
 import { PROJECT_ROOT } from "./child-process.ts";
@@ -52,6 +52,27 @@ export const LEVER_VARIANTS: LeverVariant[] = [
   },
 ];
 
+/** V8's explicit compile hint: every function of the file compiled eagerly, at load (Node 22+). */
+export const EAGER_COMPILE_HINT = "//# allFunctionsCalledOnLoad";
+
+/** Bundle-level levers: the shipped bundle built with other esbuild options, measured beside it. */
+export const BUNDLE_LEVERS: { name: string; options: BuildOptions }[] = [
+  { name: "with eager compile hint", options: { banner: { js: EAGER_COMPILE_HINT } } },
+];
+
+/**
+ * The peers the README's claims about the AWS SDK rest on (bench/peers/): the same create written with
+ * each client, bundled for Node as a team would deploy it (no "browser" condition).
+ */
+export const PEERS = [
+  {
+    name: "peer: AWS SDK v3 DynamoDBClient",
+    source: "./bench/peers/aws-sdk-v3.ts",
+    file: "peer-aws-sdk-v3.mjs",
+  },
+  { name: "peer: aws-lite DynamoDB", source: "./bench/peers/aws-lite.ts", file: "peer-aws-lite.mjs" },
+] as const;
+
 export interface BenchBundles {
   /** A copy of the deployable bundle, so a rebuild elsewhere cannot change it mid-run. */
   handlerPath: string;
@@ -62,8 +83,10 @@ export interface BenchBundles {
   /** bench/floor-handlers.ts's floors, each built as its own bundle with the same options. */
   storeFloorPath: string;
   verifyingFloorPath: string;
-  /** The handler built without each lever, named as in LEVER_VARIANTS. */
+  /** The handler built without each lever, named as in LEVER_VARIANTS, and with each of BUNDLE_LEVERS. */
   leverVariants: { name: string; path: string; storePrewarmed: boolean }[];
+  /** PEERS, built; each with its size. */
+  peers: { name: string; path: string; bytes: number }[];
 }
 
 export async function buildBenchBundles(): Promise<BenchBundles> {
@@ -72,12 +95,30 @@ export async function buildBenchBundles(): Promise<BenchBundles> {
   const handlerPath = benchPath("handler.mjs");
   await copyFile(shipped, handlerPath);
   const floors = "./bench/floor-handlers.ts";
-  const leverVariants = await Promise.all(
-    LEVER_VARIANTS.map(async (variant, index) => ({
+  const leverVariants = await Promise.all([
+    ...LEVER_VARIANTS.map(async (variant, index) => ({
       name: variant.name,
       storePrewarmed: variant.storePrewarmed,
       path: await buildVariant(`handler-lever-variant-${index + 1}.mjs`, variant.overrides),
     })),
+    ...BUNDLE_LEVERS.map(async (lever, index) => ({
+      name: lever.name,
+      storePrewarmed: true,
+      path: await buildVariant(`handler-bundle-lever-${index + 1}.mjs`, [], lever.options),
+    })),
+  ]);
+  const peers = await Promise.all(
+    PEERS.map(async (peer) => {
+      const path = await buildFromSource(peer.file, `export { handler } from "${peer.source}";\n`, {
+        conditions: [],
+        sourcemap: false,
+        // The SDK's CommonJS modules require() Node's built-ins: an ES module bundle needs a require.
+        banner: {
+          js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+        },
+      });
+      return { name: peer.name, path, bytes: (await stat(path)).size };
+    }),
   );
   return {
     handlerPath,
@@ -92,6 +133,7 @@ export async function buildBenchBundles(): Promise<BenchBundles> {
       `export { verifyingFloor as handler } from "${floors}";\n`,
     ),
     leverVariants,
+    peers,
   };
 }
 
@@ -100,10 +142,11 @@ function benchPath(file: string): string {
 }
 
 /** A bundle of `contents` (imports relative to the project root), built as the handler is. */
-async function buildFromSource(file: string, contents: string): Promise<string> {
+async function buildFromSource(file: string, contents: string, options: BuildOptions = {}): Promise<string> {
   const outfile = benchPath(file);
   await build({
     ...esbuildOptions(),
+    ...options,
     stdin: { contents, loader: "ts", sourcefile: file.replace(/\.mjs$/, ".ts"), resolveDir: PROJECT_ROOT },
     outfile,
     logLevel: "warning",
@@ -111,7 +154,11 @@ async function buildFromSource(file: string, contents: string): Promise<string> 
   return outfile;
 }
 
-async function buildVariant(file: string, overrides: ModuleOverride[]): Promise<string> {
+async function buildVariant(
+  file: string,
+  overrides: ModuleOverride[],
+  options: BuildOptions = {},
+): Promise<string> {
   const outfile = benchPath(file);
   const unused = new Set(overrides.map((override) => join(PROJECT_ROOT, override.module)));
   await build({
@@ -120,6 +167,7 @@ async function buildVariant(file: string, overrides: ModuleOverride[]): Promise<
     outfile,
     sourcemap: false,
     logLevel: "warning",
+    ...options,
     plugins: [overridePlugin(overrides, unused)],
   });
   // A module renamed or no longer imported would leave the variant the same as the shipped bundle.

@@ -8,17 +8,24 @@ export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /**
  * Runs `node` with exactly `environment` (nothing inherited: no NODE_OPTIONS, no loader) and returns
  * the JSON object the child printed as its last line of stdout. Anything before it (the handler's log
- * lines) is ignored.
+ * lines) is ignored. With `procsFile` (bench/cpu-share.ts), the process runs under that CPU quota from
+ * its first instruction: a shell writes its own pid there, then becomes node.
  */
 export async function runNodeForJson<T>(
   args: string[],
   environment: Record<string, string>,
   profileFolder?: string,
+  procsFile?: string,
 ): Promise<T> {
+  const nodeArgs = [...profilingArguments(profileFolder), ...args];
+  const [file, fileArgs] =
+    procsFile === undefined
+      ? [process.execPath, nodeArgs]
+      : ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', procsFile, process.execPath, ...nodeArgs]];
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(
-      process.execPath,
-      [...profilingArguments(profileFolder), ...args],
+      file,
+      fileArgs,
       { cwd: PROJECT_ROOT, env: environment, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
       (error, out) => (error ? reject(error) : resolve(out)),
     );

@@ -8,9 +8,9 @@
 
 import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
 import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
-import { apiGatewayEvent } from "../test/support/events.ts";
+import { apiGatewayEvent } from "../support/events.ts";
 import { createBenchCertificates } from "./certificates.ts";
-import { timeFreshProcess } from "./first-invocation.ts";
+import { type FreshProcessShare, timeFreshProcess } from "./first-invocation.ts";
 import { startRemoteEndpoint } from "./network-model.ts";
 import { type Summary, summarize } from "./stats.ts";
 
@@ -24,6 +24,18 @@ export interface ColdPathSubject {
   name: string;
   bundlePath: string;
   networkMs: (roundTrips: RoundTrips) => number;
+  /** Variables added to the process's environment for this subject only. */
+  environment?: Record<string, string>;
+}
+
+/** What one set of fresh processes runs under: round trips, and a CPU share or a whole core. */
+export interface ColdPathConditionSpec {
+  roundTrips: RoundTrips;
+  share?: FreshProcessShare;
+  /** Creates each process answers after its first, on the warm instance (0 unless said). */
+  warmCalls?: number;
+  /** The subjects measured under it, by name; all when absent. */
+  subjectNames?: string[];
 }
 
 export interface ColdPathSetup {
@@ -31,16 +43,17 @@ export interface ColdPathSetup {
   /** The harness's configuration: plain-HTTP dynalite (with the table) and key-set server. */
   environment: Record<string, string>;
   token: string;
-  conditions: RoundTrips[];
+  conditions: ColdPathConditionSpec[];
   rounds: number;
 }
 
-export interface ColdPathCondition {
-  roundTrips: RoundTrips;
+export interface ColdPathCondition extends ColdPathConditionSpec {
   /** First-answer times by subject name. */
   firstMs: Map<string, Summary>;
   /** The CPU time each process spent over the same span, by subject name. */
   firstCpuMs: Map<string, Summary>;
+  /** Wall time of each warm create after the first, by subject name (only with warmCalls). */
+  warmMs: Map<string, Summary>;
 }
 
 /** A new connection and one request: TCP handshake, TLS 1.3 handshake, request and answer. */
@@ -66,35 +79,49 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
       ),
     };
     const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
-    const emptySamples = () => new Map(setup.subjects.map((subject) => [subject.name, [] as number[]]));
+    const subjectsOf = (condition: ColdPathConditionSpec) =>
+      setup.subjects.filter((subject) => condition.subjectNames?.includes(subject.name) ?? true);
+    const emptySamples = (condition: ColdPathConditionSpec) =>
+      new Map(subjectsOf(condition).map((subject) => [subject.name, [] as number[]]));
     const wallSamples = setup.conditions.map(emptySamples);
     const cpuSamples = setup.conditions.map(emptySamples);
+    const warmSamples = setup.conditions.map(emptySamples);
     let nextId = Date.now() * 1000 + 1_000_000_000;
     for (let round = 0; round < setup.rounds; round++) {
-      for (const [index, roundTrips] of rotate([...setup.conditions.entries()], round)) {
+      for (const [index, condition] of rotate([...setup.conditions.entries()], round)) {
+        const { roundTrips, share } = condition;
+        const warmCalls = condition.warmCalls ?? 0;
         store.setRoundTripMs(roundTrips.storeMs);
         issuer.setRoundTripMs(roundTrips.issuerMs);
-        for (const subject of rotate(setup.subjects, round)) {
-          const profileFolder = `cold-path/${profileLabel(roundTrips)}/${slug(subject.name)}`;
+        for (const subject of rotate(subjectsOf(condition), round)) {
+          const profileFolder = `cold-path/${profileLabel(condition)}/${slug(subject.name)}`;
           const times = await timeFreshProcess(
             subject.bundlePath,
-            environment,
+            { ...environment, ...subject.environment },
             event,
-            nextId++,
-            0,
+            nextId,
+            warmCalls,
             profileFolder,
+            share,
           );
+          nextId += warmCalls + 1;
           wallSamples[index]?.get(subject.name)?.push(times.firstMs);
           cpuSamples[index]?.get(subject.name)?.push(times.firstCpuMs);
+          warmSamples[index]?.get(subject.name)?.push(...times.warmMs);
         }
       }
     }
     const summaries = (samples: Map<string, number[]> | undefined) =>
-      new Map([...(samples ?? [])].map(([name, values]) => [name, summarize(values)]));
-    return setup.conditions.map((roundTrips, index) => ({
-      roundTrips,
+      new Map(
+        [...(samples ?? [])]
+          .filter(([, values]) => values.length > 0)
+          .map(([name, values]) => [name, summarize(values)]),
+      );
+    return setup.conditions.map((condition, index) => ({
+      ...condition,
       firstMs: summaries(wallSamples[index]),
       firstCpuMs: summaries(cpuSamples[index]),
+      warmMs: summaries(warmSamples[index]),
     }));
   } finally {
     await Promise.all([store.close(), issuer.close()]);
@@ -102,8 +129,9 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
   }
 }
 
-function profileLabel({ storeMs, issuerMs }: RoundTrips): string {
-  return `rtt-store-${storeMs}-issuer-${issuerMs}`;
+function profileLabel({ roundTrips, share }: ColdPathConditionSpec): string {
+  const cpu = share === undefined ? "full-core" : `${slug(share.procsFile.split("/").at(-2) ?? "share")}`;
+  return `rtt-store-${roundTrips.storeMs}-issuer-${roundTrips.issuerMs}-${cpu}${share?.initAtFullCore ? "-init-full" : ""}`;
 }
 
 function slug(name: string): string {

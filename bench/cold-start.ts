@@ -24,6 +24,8 @@ const DUMMY_ENVIRONMENT = {
 export interface ColdStartResult {
   bundle: Summary;
   empty: Summary;
+  /** The other bundles' imports, by name, measured in the same rounds. */
+  others: Map<string, Summary>;
   /** Median bundle import over median empty-handler import, same run. */
   ratio: number;
 }
@@ -41,17 +43,19 @@ export async function measureColdStart(
   bundlePath: string,
   emptyPath: string,
   rounds: number,
+  others: { name: string; path: string }[] = [],
 ): Promise<ColdStartResult> {
-  const bundleTimes: number[] = [];
-  const emptyTimes: number[] = [];
+  const subjects = [{ name: "bundle", path: bundlePath }, { name: "empty", path: emptyPath }, ...others].map(
+    (subject) => ({ ...subject, times: [] as number[] }),
+  );
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ["bundle", "empty"] : ["empty", "bundle"];
-    for (const which of order) {
-      if (which === "bundle") bundleTimes.push(await timeImport(bundlePath, DUMMY_ENVIRONMENT));
-      else emptyTimes.push(await timeImport(emptyPath, DUMMY_ENVIRONMENT));
+    const start = round % subjects.length;
+    for (const subject of [...subjects.slice(start), ...subjects.slice(0, start)]) {
+      subject.times.push(await timeImport(subject.path, DUMMY_ENVIRONMENT));
     }
   }
-  const bundle = summarize(bundleTimes);
-  const empty = summarize(emptyTimes);
-  return { bundle, empty, ratio: bundle.median / empty.median };
+  const [bundle, empty, ...rest] = subjects.map((subject) => summarize(subject.times));
+  if (bundle === undefined || empty === undefined) throw new Error("nothing was imported");
+  const othersByName = new Map(others.map((other, index) => [other.name, rest[index] as Summary]));
+  return { bundle, empty, others: othersByName, ratio: bundle.median / empty.median };
 }

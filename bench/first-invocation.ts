@@ -1,5 +1,5 @@
 import { pathToFileURL } from "node:url";
-import { apiGatewayEvent } from "../test/support/events.ts";
+import { apiGatewayEvent } from "../support/events.ts";
 import { runNodeForJson } from "./child-process.ts";
 import { type Summary, summarize } from "./stats.ts";
 
@@ -9,7 +9,8 @@ import { type Summary, summarize } from "./stats.ts";
  * its own id, so each one is a real write.
  */
 const FIRST_INVOCATION_PROBE = `
-const [url, eventJson, firstId, warmCalls] = process.argv.slice(1);
+import { writeFileSync } from "node:fs";
+const [url, eventJson, firstId, warmCalls, procsAfterImport] = process.argv.slice(1);
 const template = JSON.parse(eventJson);
 let nextId = BigInt(firstId);
 const nextEvent = () => ({ ...template, body: '{"id":' + nextId++ + ',"name":"Fern","tag":"bench"}' });
@@ -21,6 +22,7 @@ const cpuAtStart = process.cpuUsage();
 const startedAt = performance.now();
 const { handler } = await import(url);
 const importMs = performance.now() - startedAt;
+if (procsAfterImport) writeFileSync(procsAfterImport, String(process.pid));
 answered(await handler(firstEvent));
 const firstMs = performance.now() - startedAt;
 const firstCpu = process.cpuUsage(cpuAtStart);
@@ -63,6 +65,13 @@ export interface FreshProcessTimes {
   warmMs: number[];
 }
 
+/** A CPU quota for a fresh process (bench/cpu-share.ts), from its start or only once its import is done. */
+export interface FreshProcessShare {
+  procsFile: string;
+  /** Init (the import) at a whole core, the invocations at the share: if Lambda boosts init, this. */
+  initAtFullCore: boolean;
+}
+
 /**
  * One fresh process: import `bundlePath`, answer one create of `firstId`, then `warmCalls` more. With
  * BENCH_CPU_PROF_DIR set, its profile goes to `profileFolder` there.
@@ -74,6 +83,7 @@ export function timeFreshProcess(
   firstId: number,
   warmCalls: number,
   profileFolder?: string,
+  share?: FreshProcessShare,
 ): Promise<FreshProcessTimes> {
   const args = [
     "--input-type=module",
@@ -83,8 +93,10 @@ export function timeFreshProcess(
     eventJson,
     String(firstId),
     String(warmCalls),
+    share?.initAtFullCore ? share.procsFile : "",
   ];
-  return runNodeForJson<FreshProcessTimes>(args, environment, profileFolder);
+  const fromStart = share !== undefined && !share.initAtFullCore ? share.procsFile : undefined;
+  return runNodeForJson<FreshProcessTimes>(args, environment, profileFolder, fromStart);
 }
 
 /**

@@ -13,25 +13,26 @@
 import { createPublicKey, verify } from "node:crypto";
 import { request } from "node:https";
 
-interface FloorEvent {
+export interface FloorEvent {
   body?: string | null;
   headers?: Record<string, string | undefined>;
 }
 
-interface FloorAnswer {
+export interface FloorAnswer {
   statusCode: number;
   body: string;
 }
 
 export async function storeFloor(event: FloorEvent): Promise<FloorAnswer> {
-  return answer(putItem(event));
+  return floorAnswer(putItem(event));
 }
 
 export async function verifyingFloor(event: FloorEvent): Promise<FloorAnswer> {
-  return answer(Promise.all([putItem(event), verifyToken(event)]));
+  return floorAnswer(Promise.all([putItem(event), verifyToken(event)]));
 }
 
-async function answer(work: Promise<unknown>): Promise<FloorAnswer> {
+/** 200 once `work` is done, else 500 with the reason: the bench fails on anything but 200. */
+export async function floorAnswer(work: Promise<unknown>): Promise<FloorAnswer> {
   try {
     await work;
     return { statusCode: 200, body: "{}" };
@@ -41,8 +42,7 @@ async function answer(work: Promise<unknown>): Promise<FloorAnswer> {
 }
 
 async function putItem(event: FloorEvent): Promise<void> {
-  const id = /"id":(\d+)/.exec(event.body ?? "")?.[1];
-  if (id === undefined) throw new Error("the body has no id");
+  const id = newPlantId(event);
   const body = JSON.stringify({
     TableName: setting("TABLE_NAME"),
     Item: { id: { N: id }, name: { S: "Fern" } },
@@ -54,7 +54,14 @@ async function putItem(event: FloorEvent): Promise<void> {
   if (status !== 200) throw new Error(`PutItem answered ${status}`);
 }
 
-async function verifyToken(event: FloorEvent): Promise<void> {
+export function newPlantId(event: FloorEvent): string {
+  const id = /"id":(\d+)/.exec(event.body ?? "")?.[1];
+  if (id === undefined) throw new Error("the body has no id");
+  return id;
+}
+
+/** The caller's token: its key fetched from the key set (a new HTTPS connection), one RS256 check. */
+export async function verifyToken(event: FloorEvent): Promise<void> {
   const token = (event.headers?.authorization ?? "").replace(/^Bearer /, "");
   const [header = "", payload = "", signature = ""] = token.split(".");
   const { kid } = JSON.parse(Buffer.from(header, "base64url").toString()) as { kid?: string };
@@ -91,7 +98,7 @@ function send(
   });
 }
 
-function setting(name: string): string {
+export function setting(name: string): string {
   const value = process.env[name];
   if (value === undefined) throw new Error(`${name} is not set`);
   return value;

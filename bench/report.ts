@@ -6,6 +6,8 @@ export interface Row {
   measured: string;
   budget: string;
   verdict: Verdict;
+  /** BENCH_STRICT=1 fails the run when this row fails. */
+  strict?: boolean;
 }
 
 /** A row checked against an upper bound. */
@@ -16,8 +18,9 @@ export function budgetRow(
   value: number,
   limit: number,
   budget: string,
+  strict = false,
 ): Row {
-  return { item, result, measured, budget, verdict: value <= limit ? "PASS" : "FAIL" };
+  return { item, result, measured, budget, verdict: value <= limit ? "PASS" : "FAIL", strict };
 }
 
 export function infoRow(item: string, result: string, measured: string): Row {
@@ -25,14 +28,25 @@ export function infoRow(item: string, result: string, measured: string): Row {
 }
 
 export function errorRow(item: string, result: string, error: unknown): Row {
-  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  const message = (error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)).slice(
+    0,
+    40,
+  );
   return { item, result, measured: `error: ${message}`, budget: "—", verdict: "ERROR" };
 }
 
-/** A Markdown table, its columns padded so that it reads in a terminal and pastes into a document. */
+/** The result table, as renderGrid() lays it out. */
 export function renderTable(rows: Row[]): string {
   const header = ["#", "Result", "Measured", "Budget", "Verdict"];
-  const cells = [header, ...rows.map((row) => [row.item, row.result, row.measured, row.budget, row.verdict])];
+  return renderGrid(
+    header,
+    rows.map((row) => [row.item, row.result, row.measured, row.budget, row.verdict]),
+  );
+}
+
+/** A Markdown table, its columns padded so that it reads in a terminal and pastes into a document. */
+export function renderGrid(header: string[], body: string[][]): string {
+  const cells = [header, ...body];
   const widths = header.map((_, column) => Math.max(...cells.map((line) => (line[column] ?? "").length)));
   const line = (values: string[]) =>
     `| ${values.map((value, column) => value.padEnd(widths[column] ?? 0)).join(" | ")} |`;
@@ -41,6 +55,9 @@ export function renderTable(rows: Row[]): string {
 }
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
+/** A median and its p10–p90 spread, in ms: "99.0 (97.8–104.2) ms". */
+export const spread = (summary: { median: number; p10: number; p90: number }) =>
+  `${summary.median.toFixed(1)} (${summary.p10.toFixed(1)}–${summary.p90.toFixed(1)}) ms`;
 export const micros = (value: number) => `${value.toFixed(0)} µs`;
 export const times = (value: number) => `${value.toFixed(2)}×`;
 export const usd = (value: number) => `$${value.toFixed(3)}`;

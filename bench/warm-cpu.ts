@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import { createAuthenticator } from "../lambda/auth/authenticate.ts";
 import { readConfig } from "../lambda/config.ts";
 import { createHandler } from "../lambda/http/create-handler.ts";
-import { apiGatewayEvent } from "../test/support/events.ts";
-import { InMemoryPlantStore } from "../test/support/in-memory-plant-store.ts";
+import { apiGatewayEvent } from "../support/events.ts";
+import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
 import { runNodeForJson, typeScriptChild } from "./child-process.ts";
 import { type Summary, summarize } from "./stats.ts";
 

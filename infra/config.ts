@@ -74,7 +74,8 @@ export const CONTEXT_KEYS = [
 
 export const CONTEXT_DEFAULTS = {
   stackName: DEFAULT_STACK_NAME,
-  memorySize: 256,
+  // Chosen by `npm run bench`, item M: the rule and the table are in docs/DEPLOY.md and docs/PERFORMANCE.md.
+  memorySize: 1024,
   deployment: "canary",
   throttleRateLimit: 50,
   throttleBurstLimit: 100,

@@ -19,9 +19,9 @@ import {
   LOCAL_CLIENT_ID,
   type TokenIssuer,
 } from "../../local/token-issuer.ts";
+import { TEST_ISSUER } from "../../support/harness.ts";
+import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { accessTokenClaims, base64url, segments } from "../support/forged-tokens.ts";
-import { TEST_ISSUER } from "../support/harness.ts";
-import { type JwksServer, startJwksServer } from "../support/jwks-server.ts";
 
 const FLOOD = 20_000;
 const WARM_UP = 1_000;

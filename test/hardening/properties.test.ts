@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { ApiGatewayEvent, ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { callDynamoDb } from "../../local/dynamodb.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
+import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../support/events.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
-import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 import { type HostileBody, hostileBody, plantBody, validText } from "../support/plant-arbitraries.ts";
 

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 

@@ -9,7 +9,8 @@ import { productionDependencies } from "../../lambda/dependencies.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { generateSigningKey, type MintOptions } from "../../local/token-issuer.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
+import { type Harness, startHarness } from "../../support/harness.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import {
   accessTokenClaims,
@@ -18,7 +19,6 @@ import {
   signToken,
   unsignedToken,
 } from "../support/forged-tokens.ts";
-import { type Harness, startHarness } from "../support/harness.ts";
 import { captureLogs } from "../support/log-capture.ts";
 
 const AWS_SECRET = "AwsSecretCanary0123456789abcdefghijklmnopq";

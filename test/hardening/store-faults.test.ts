@@ -13,10 +13,10 @@ import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
 import { callDynamoDb, LOCAL_IDENTITY } from "../../local/dynamodb.ts";
+import { apiGatewayEvent } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
-import { apiGatewayEvent } from "../support/events.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 

@@ -9,8 +9,9 @@ import type { JWK } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createTokenIssuer, generateSigningKey, type TokenIssuer } from "../../local/token-issuer.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_ISSUER } from "../../support/harness.ts";
 import { expectBearerChallenge, expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
 import {
   accessTokenClaims,
   hmacToken,
@@ -19,7 +20,6 @@ import {
   signWithRawHeader,
   unsignedToken,
 } from "../support/forged-tokens.ts";
-import { type Harness, startHarness, TEST_ISSUER } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 
 let nextId = 1;

@@ -8,8 +8,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
+import { apiGatewayEvent } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_ISSUER } from "../../support/harness.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
-import { apiGatewayEvent } from "../support/events.ts";
 import {
   accessTokenClaims,
   base64url,
@@ -19,7 +20,6 @@ import {
   signingInput,
 } from "../support/forged-tokens.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { type Harness, startHarness, TEST_ISSUER } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 
 const TOKEN_RUNS = fuzzRuns(600, 0.1);

@@ -18,14 +18,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundlingFromBundleOptions } from "../../infra/bundling.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { callDynamoDb } from "../../local/dynamodb.ts";
+import { apiGatewayEvent } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import {
   esbuildOptions,
   HANDLER_ENTRY,
   HANDLER_EXPORT,
   HANDLER_FACTORY_EXPORT,
 } from "../../tools/bundle-options.ts";
-import { apiGatewayEvent } from "../support/events.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 
 const execFileAsync = promisify(execFile);

@@ -14,10 +14,10 @@ const contextOf =
     values[key];
 
 describe("readPlantStoreConfig", () => {
-  it("defaults to a Cognito issuer, 256 MB, no reservation, canary rollouts, 50 rps / 100 burst, no CORS, no email, no domain", () => {
+  it("defaults to a Cognito issuer, 1024 MB, no reservation, canary rollouts, 50 rps / 100 burst, no CORS, no email, no domain", () => {
     expect(readPlantStoreConfig(contextOf({}))).toEqual({
       tokenIssuer: { kind: "cognito", domainPrefix: undefined },
-      memorySizeMb: 256,
+      memorySizeMb: 1024,
       reservedConcurrency: undefined,
       deployment: "canary",
       customDomain: undefined,

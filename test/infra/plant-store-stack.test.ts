@@ -37,12 +37,12 @@ function resourceLogicalId(type: string, prefix: string): string {
 describe("the handler function", () => {
   const handler = onlyResource(template, "AWS::Lambda::Function");
 
-  it("runs the ESM bundle on Node 24, ARM64, with 256 MB", () => {
+  it("runs the ESM bundle on Node 24, ARM64, with 1024 MB", () => {
     expect(handler).toMatchObject({
       Runtime: "nodejs24.x",
       Architectures: ["arm64"],
       Handler: "index.handler",
-      MemorySize: 256,
+      MemorySize: 1024,
     });
   });
 

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiGatewayEvent, toApiRequest } from "../../lambda/http/api-gateway.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS, type PayloadVersion } from "../support/events.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;

@@ -27,8 +27,11 @@ import {
   LOCAL_CLIENT_ID,
   type TokenIssuer,
 } from "../../local/token-issuer.ts";
+import { apiGatewayEvent } from "../../support/events.ts";
+import { TEST_ISSUER } from "../../support/harness.ts";
+import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
+import { type JwksBehaviour, type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
-import { apiGatewayEvent } from "../support/events.ts";
 import {
   accessTokenClaims,
   jwsSignature,
@@ -36,9 +39,6 @@ import {
   signingInput,
   signToken,
 } from "../support/forged-tokens.ts";
-import { TEST_ISSUER } from "../support/harness.ts";
-import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
-import { type JwksBehaviour, type JwksServer, startJwksServer } from "../support/jwks-server.ts";
 import { captureLogs, silenceRequestLogs } from "../support/log-capture.ts";
 
 const WINDOW_MS = KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;

@@ -3,9 +3,9 @@ import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
 import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
 import { describeFields } from "../../lambda/plants/plant-fields.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
+import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
-import { type Harness, startHarness, TEST_TABLE } from "../support/harness.ts";
 import { captureLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { IssuerUnavailableError, StoreUnavailableError } from "../../lambda/errors.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { METRIC_NAMES } from "../../lambda/metrics.ts";
-import { apiGatewayEvent } from "../support/events.ts";
-import { type Harness, startHarness } from "../support/harness.ts";
+import { apiGatewayEvent } from "../../support/events.ts";
+import { type Harness, startHarness } from "../../support/harness.ts";
 import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
 let harness: Harness;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { toApiRequest } from "../../lambda/http/api-gateway.ts";
 import { matchRoute, ROUTES, routeKey, routeOf } from "../../lambda/http/routes.ts";
-import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../support/events.ts";
+import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 

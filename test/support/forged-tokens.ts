@@ -12,7 +12,7 @@ import {
 } from "node:crypto";
 import { importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
 import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
-import { TEST_ISSUER } from "./harness.ts";
+import { TEST_ISSUER } from "../../support/harness.ts";
 
 /** The claims of a good access token, a minute old and valid for an hour, with `overrides` applied. */
 export function accessTokenClaims(overrides: JWTPayload = {}): JWTPayload {

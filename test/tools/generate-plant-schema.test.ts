@@ -14,8 +14,8 @@ import { createPlant } from "../../lambda/plants/create-plant.ts";
 import { type NewPlant, PLANT_FIELDS, type PlantField } from "../../lambda/plants/plant.ts";
 import { describeFields } from "../../lambda/plants/plant-fields.ts";
 import { fromItem, toItem } from "../../lambda/store/plant-item.ts";
+import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { OPENAPI_PATH, writeGeneratedFiles } from "../../tools/generate-validator.ts";
-import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
 
 /** A name no schema of the project would use, so that the test holds whatever fields were added since. */
 const NEW_FIELD = "addedByTheTest";

@@ -1,14 +1,14 @@
-import { readConfig } from "../../lambda/config.ts";
-import { productionDependencies } from "../../lambda/dependencies.ts";
-import { createHandler, type Dependencies, type Handler } from "../../lambda/http/create-handler.ts";
+import { readConfig } from "../lambda/config.ts";
+import { productionDependencies } from "../lambda/dependencies.ts";
+import { createHandler, type Dependencies, type Handler } from "../lambda/http/create-handler.ts";
 import {
   ensurePlantsTable,
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
   type LocalDynamoDb,
   startDynalite,
-} from "../../local/dynamodb.ts";
-import { createTokenIssuer, generateSigningKey, type TokenIssuer } from "../../local/token-issuer.ts";
+} from "../local/dynamodb.ts";
+import { createTokenIssuer, generateSigningKey, type TokenIssuer } from "../local/token-issuer.ts";
 import { type JwksServer, startJwksServer } from "./jwks-server.ts";
 
 export const TEST_ISSUER = "https://issuer.plants.test";

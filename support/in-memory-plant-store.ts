@@ -1,5 +1,5 @@
-import type { NewPlant } from "../../lambda/plants/plant.ts";
-import type { PlantStore, PutOutcome, StoreObserver } from "../../lambda/store/plant-store.ts";
+import type { NewPlant } from "../lambda/plants/plant.ts";
+import type { PlantStore, PutOutcome, StoreObserver } from "../lambda/store/plant-store.ts";
 
 /** A PlantStore in a Map, with the conditional-put semantics of the DynamoDB one. */
 export class InMemoryPlantStore implements PlantStore {

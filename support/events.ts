@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from "aws-lambda";
-import type { ApiGatewayEvent } from "../../lambda/http/api-gateway.ts";
-import httpApiV2 from "../fixtures/http-api-v2-event.json" with { type: "json" };
-import restApiV1 from "../fixtures/rest-api-v1-event.json" with { type: "json" };
+import type { ApiGatewayEvent } from "../lambda/http/api-gateway.ts";
+import httpApiV2 from "./fixtures/http-api-v2-event.json" with { type: "json" };
+import restApiV1 from "./fixtures/rest-api-v1-event.json" with { type: "json" };
 
 export type PayloadVersion = "1.0" | "2.0";
 export const PAYLOAD_VERSIONS: PayloadVersion[] = ["2.0", "1.0"];

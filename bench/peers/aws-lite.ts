@@ -1,0 +1,35 @@
+/**
+ * A peer for the claims about the AWS SDK: the same create written with aws-lite's DynamoDB plugin
+ * (PutItem, never overwriting), the caller's token checked as the verifying floor checks it. The client
+ * is made at init (top-level await), from the region, credentials and store endpoint in the environment.
+ * Bundled at bench time (bench/bundles.ts) from the dev dependencies.
+ */
+import awsLite from "@aws-lite/client";
+import dynamodb from "@aws-lite/dynamodb";
+import {
+  type FloorAnswer,
+  type FloorEvent,
+  floorAnswer,
+  newPlantId,
+  setting,
+  verifyToken,
+} from "../floor-handlers.ts";
+
+const { DynamoDB } = (await awsLite({
+  region: setting("AWS_REGION"),
+  endpoint: setting("AWS_ENDPOINT_URL_DYNAMODB"),
+  plugins: [dynamodb],
+  autoloadPlugins: false,
+})) as unknown as { DynamoDB: { PutItem(input: Record<string, unknown>): Promise<unknown> } };
+
+export async function handler(event: FloorEvent): Promise<FloorAnswer> {
+  return floorAnswer(Promise.all([putItem(event), verifyToken(event)]));
+}
+
+async function putItem(event: FloorEvent): Promise<void> {
+  await DynamoDB.PutItem({
+    TableName: setting("TABLE_NAME"),
+    Item: { id: Number(newPlantId(event)), name: "Fern" },
+    ConditionExpression: "attribute_not_exists(id)",
+  });
+}

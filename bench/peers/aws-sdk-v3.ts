@@ -1,0 +1,31 @@
+/**
+ * A peer for the claims about the AWS SDK: the same create written with the AWS SDK v3 DynamoDBClient
+ * (PutItem, never overwriting), the caller's token checked as the verifying floor checks it. The client
+ * is made at init, as AWS advises; it reads the region, credentials and AWS_ENDPOINT_URL_DYNAMODB from
+ * the environment. Bundled at bench time (bench/bundles.ts) from the dev dependency.
+ */
+import { DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import {
+  type FloorAnswer,
+  type FloorEvent,
+  floorAnswer,
+  newPlantId,
+  setting,
+  verifyToken,
+} from "../floor-handlers.ts";
+
+const client = new DynamoDBClient({});
+
+export async function handler(event: FloorEvent): Promise<FloorAnswer> {
+  return floorAnswer(Promise.all([putItem(event), verifyToken(event)]));
+}
+
+async function putItem(event: FloorEvent): Promise<void> {
+  await client.send(
+    new PutItemCommand({
+      TableName: setting("TABLE_NAME"),
+      Item: { id: { N: newPlantId(event) }, name: { S: "Fern" } },
+      ConditionExpression: "attribute_not_exists(id)",
+    }),
+  );
+}
