@@ -4,7 +4,7 @@ import { type NewPlant, type Plant, toPlant } from "./plant.ts";
 
 export interface CreateOutcome {
   plant: Plant;
-  /** The same plant was created before: this request changed nothing. */
+  /** The same plant was created before, by another request: this one changed nothing. */
   replayed: boolean;
 }
 
@@ -22,7 +22,7 @@ export async function createPlant(
   if (!outcome.created && !sameContent(outcome.existing, plant)) {
     throw new PlantConflictError(`a plant with id ${plant.id} already exists with another name or tag`);
   }
-  return { plant: toPlant(plant), replayed: !outcome.created };
+  return { plant: toPlant(plant), replayed: !outcome.created && !outcome.afterUnconfirmedWrite };
 }
 
 function sameContent(stored: NewPlant, requested: NewPlant): boolean {

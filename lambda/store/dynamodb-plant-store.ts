@@ -7,7 +7,7 @@ import {
   DynamoDbError,
   TransientDynamoDbError,
 } from "./dynamodb-client.ts";
-import type { PlantStore, PutOutcome, StoreObserver } from "./plant-store.ts";
+import type { PlantStore, PutOutcome } from "./plant-store.ts";
 import {
   RetriesExhaustedError,
   type RetryableFault,
@@ -71,57 +71,80 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
   /** Shared by every request of this instance, as the SDK client's quota is. */
   const quota = new RetryQuota();
 
-  const attemptPut = async (
-    plant: NewPlant,
-    signal: AbortSignal,
-    observer: StoreObserver | undefined,
-  ): Promise<PutOutcome> => {
-    const call = (operation: string, input: object) => {
-      if (observer) observer.storeAttempts++;
-      return client.call(operation, input, signal);
-    };
-    try {
-      await call("PutItem", putIfAbsentInput(settings.tableName, plant));
-      return { created: true };
-    } catch (error) {
-      if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) throw error;
-      // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
-      const oldItem = error.body.Item as Item | undefined;
-      let existing: NewPlant | undefined;
-      if (oldItem) existing = fromItem(oldItem);
-      else {
-        const read = await call("GetItem", {
-          TableName: settings.tableName,
-          Key: { id: { N: plant.id.toString() } },
-          ConsistentRead: true,
-        });
-        existing = read.Item ? fromItem(read.Item as Item) : undefined;
-      }
-      if (existing === undefined) {
-        throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
-      }
-      return { created: false, existing };
-    }
+  const retryOptions = {
+    policy,
+    quota,
+    classify: retryableFault,
+    ...(settings.retryEnvironment ? { environment: settings.retryEnvironment } : {}),
   };
 
   return {
     async putIfAbsent(plant, observer) {
-      try {
-        return await withRetries(
-          {
-            policy,
-            quota,
-            classify: retryableFault,
-            ...(settings.retryEnvironment ? { environment: settings.retryEnvironment } : {}),
-          },
-          (signal) => attemptPut(plant, signal, observer),
+      let calls = 0;
+      /** Whether a PutItem of this request may have applied without saying so (no answer, or a 5xx). */
+      let mayHaveWritten = false;
+      /** A conditional failure came without the stored plant: the next call reads it. */
+      let readNext = false;
+      // Every call to DynamoDB, the read after a conflict included, is one of the request's attempts.
+      let lastFailure: unknown;
+      const call = (operation: string, input: object, signal: AbortSignal) => {
+        if (calls >= policy.maxAttempts) {
+          throw new RetriesExhaustedError(`gave up after ${calls} calls: attempts exhausted`, {
+            cause: lastFailure,
+          });
+        }
+        calls++;
+        if (observer) observer.storeAttempts++;
+        // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
+        const resent = () => (mayHaveWritten ||= operation === "PutItem");
+        return client.call(operation, input, signal, resent).catch((error: unknown) => {
+          lastFailure = error;
+          throw error;
+        });
+      };
+      const attempt = async (signal: AbortSignal): Promise<PutOutcome> => {
+        if (!readNext) {
+          try {
+            await call("PutItem", putIfAbsentInput(settings.tableName, plant), signal);
+            return { created: true };
+          } catch (error) {
+            if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
+              if (mayHaveApplied(error)) mayHaveWritten = true;
+              throw error;
+            }
+            // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
+            const oldItem = error.body.Item as Item | undefined;
+            if (oldItem) return existingOutcome(fromItem(oldItem));
+            readNext = true;
+          }
+        }
+        const read = await call(
+          "GetItem",
+          { TableName: settings.tableName, Key: { id: { N: plant.id.toString() } }, ConsistentRead: true },
+          signal,
         );
+        readNext = false;
+        if (read.Item === undefined) {
+          throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
+        }
+        return existingOutcome(fromItem(read.Item as Item));
+      };
+      const existingOutcome = (existing: NewPlant): PutOutcome => ({
+        created: false,
+        existing,
+        ...(mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
+      });
+
+      try {
+        return await withRetries(retryOptions, attempt);
       } catch (error) {
         if (error instanceof RetriesExhaustedError) {
           throw new StoreUnavailableError(
-            "the plant store is unavailable; nothing was written, retry later",
+            mayHaveWritten ? "unknown" : "not-written",
             STORE_RETRY_AFTER_SECONDS,
-            { cause: error },
+            {
+              cause: error,
+            },
           );
         }
         throw error;
@@ -139,6 +162,12 @@ export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
     ConditionExpression: "attribute_not_exists(id)",
     ReturnValuesOnConditionCheckFailure: "ALL_OLD",
   };
+}
+
+/** Whether a PutItem that failed so may still have written: it reached DynamoDB and got no answer, or a 5xx. */
+function mayHaveApplied(error: unknown): boolean {
+  if (error instanceof TransientDynamoDbError) return error.requestSent;
+  return error instanceof DynamoDbError && error.status >= 500;
 }
 
 /** Which failures are retried, and how the SDKs' standard mode classifies them. */

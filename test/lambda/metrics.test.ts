@@ -118,7 +118,7 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
       store: {
         async putIfAbsent(_plant, observer) {
           if (observer) observer.storeAttempts += 3;
-          throw new StoreUnavailableError("the plant store is unavailable", 1);
+          throw new StoreUnavailableError("not-written", 1);
         },
       },
     });
