@@ -127,6 +127,21 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     expect(line?.IssuerUnavailable).toBeUndefined();
   });
 
+  it("counts a create whose first write went unconfirmed, found by its retry, as Created, not Replayed", async () => {
+    const handler = createHandler({
+      authenticate: harness.dependencies.authenticate,
+      store: {
+        async putIfAbsent(newPlant, observer) {
+          if (observer) observer.storeAttempts += 2;
+          return { created: false, existing: newPlant, afterUnconfirmedWrite: true };
+        },
+      },
+    });
+    const [line] = await metricsOf(handler, plant(nextId++));
+    expect(line).toMatchObject({ Created: 1, StoreAttempts: 2 });
+    expect(line?.Replayed).toBeUndefined();
+  });
+
   it("never makes a client id, a plant id or a token a dimension", async () => {
     const id = nextId++;
     logs = captureLogs();
