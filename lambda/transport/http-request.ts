@@ -8,7 +8,10 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
-  /** Called when the request is sent a second time after a stale connection (see sendRequest). */
+  /**
+   * Called when the request is sent a second time after a stale connection (see sendRequest): the
+   * first may have reached the server, whatever the second's fate.
+   */
   onResend?: () => void;
 }
 
@@ -27,7 +30,7 @@ export class NoAnswerError extends Error {
     readonly requestSent: boolean,
     cause: unknown,
   ) {
-    super(describeError(cause), { cause });
+    super(String(cause), { cause });
   }
 }
 
@@ -57,10 +60,7 @@ export async function sendRequest(request: OutboundRequest): Promise<OutboundRes
     for (const sockets of Object.values(transport.agent.freeSockets))
       for (const s of sockets ?? []) s.destroy();
     request.onResend?.();
-    return await sendOnce(transport, request).catch((second: unknown) => {
-      // The first try reached the server's connection: it may have acted on it.
-      throw second instanceof NoAnswerError ? new NoAnswerError(true, second.cause) : second;
-    });
+    return await sendOnce(transport, request);
   }
 }
 
@@ -103,12 +103,6 @@ function sendOnce({ request, agent }: Transport, { method, url, headers, body, s
     });
     outgoing.end(body);
   });
-}
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  return `${error.name}: ${error.message}${cause}`;
 }
 
 function transportFor(protocol: string): Promise<Transport> {
