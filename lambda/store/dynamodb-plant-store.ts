@@ -1,13 +1,14 @@
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
-import { StoreUnavailableError } from "../errors.ts";
+import { StoreUnavailableError, type WriteOutcome } from "../errors.ts";
 import type { NewPlant } from "../plants/plant.ts";
 import {
   createDynamoDbClient,
+  type DynamoDbClient,
   type DynamoDbClientSettings,
   DynamoDbError,
   TransientDynamoDbError,
 } from "./dynamodb-client.ts";
-import type { PlantStore, PutOutcome } from "./plant-store.ts";
+import type { PlantStore, PutOutcome, StoreObserver } from "./plant-store.ts";
 import {
   RetriesExhaustedError,
   type RetryableFault,
@@ -80,78 +81,85 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
 
   return {
     async putIfAbsent(plant, observer) {
-      let calls = 0;
-      /** Whether a PutItem of this request may have applied without saying so (no answer, or a 5xx). */
-      let mayHaveWritten = false;
-      /** A conditional failure came without the stored plant: the next call reads it. */
-      let readNext = false;
-      // Every call to DynamoDB, the read after a conflict included, is one of the request's attempts.
-      let lastFailure: unknown;
-      const call = (operation: string, input: object, signal: AbortSignal) => {
-        if (calls >= policy.maxAttempts) {
-          throw new RetriesExhaustedError(`gave up after ${calls} calls: attempts exhausted`, {
-            cause: lastFailure,
-          });
-        }
-        calls++;
-        if (observer) observer.storeAttempts++;
-        // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
-        const resent = () => (mayHaveWritten ||= operation === "PutItem");
-        return client.call(operation, input, signal, resent).catch((error: unknown) => {
-          lastFailure = error;
-          throw error;
-        });
-      };
-      const attempt = async (signal: AbortSignal): Promise<PutOutcome> => {
-        if (!readNext) {
-          try {
-            await call("PutItem", putIfAbsentInput(settings.tableName, plant), signal);
-            return { created: true };
-          } catch (error) {
-            if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
-              if (mayHaveApplied(error)) mayHaveWritten = true;
-              throw error;
-            }
-            // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
-            const oldItem = error.body.Item as Item | undefined;
-            if (oldItem) return existingOutcome(fromItem(oldItem));
-            readNext = true;
-          }
-        }
-        const read = await call(
-          "GetItem",
-          { TableName: settings.tableName, Key: { id: { N: plant.id.toString() } }, ConsistentRead: true },
-          signal,
-        );
-        readNext = false;
-        if (read.Item === undefined) {
-          throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
-        }
-        return existingOutcome(fromItem(read.Item as Item));
-      };
-      const existingOutcome = (existing: NewPlant): PutOutcome => ({
-        created: false,
-        existing,
-        ...(mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
-      });
-
+      const create = createAttempts(client, settings.tableName, policy.maxAttempts, plant, observer);
       try {
-        return await withRetries(retryOptions, attempt);
+        return await withRetries(retryOptions, create.attempt);
       } catch (error) {
-        if (error instanceof RetriesExhaustedError) {
-          throw new StoreUnavailableError(
-            mayHaveWritten ? "unknown" : "not-written",
-            STORE_RETRY_AFTER_SECONDS,
-            {
-              cause: error,
-            },
-          );
-        }
-        throw error;
+        if (!(error instanceof RetriesExhaustedError)) throw error;
+        throw new StoreUnavailableError(create.outcome(), STORE_RETRY_AFTER_SECONDS, { cause: error });
       }
     },
     prewarm: () => client.prewarm(settings.attemptTimeoutMs),
   };
+}
+
+/**
+ * The attempts of one create, and what they learn: each call to DynamoDB (the read after a conflict
+ * included) is one of its `maxAttempts`; a read that fails is retried alone; and whether a PutItem may
+ * have applied unconfirmed (no answer after it was sent, a 5xx) decides the outcome of a failure.
+ */
+function createAttempts(
+  client: DynamoDbClient,
+  tableName: string,
+  maxAttempts: number,
+  plant: NewPlant,
+  observer: StoreObserver | undefined,
+): { attempt: (signal: AbortSignal) => Promise<PutOutcome>; outcome: () => WriteOutcome } {
+  let calls = 0;
+  let lastFailure: unknown;
+  let mayHaveWritten = false;
+  /** A conditional failure came without the stored plant: the next call reads it. */
+  let readNext = false;
+
+  const call = (operation: string, input: object, signal: AbortSignal) => {
+    if (calls >= maxAttempts) {
+      throw new RetriesExhaustedError(`gave up after ${calls} calls: attempts exhausted`, {
+        cause: lastFailure,
+      });
+    }
+    calls++;
+    if (observer) observer.storeAttempts++;
+    // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
+    const resent = () => (mayHaveWritten ||= operation === "PutItem");
+    return client.call(operation, input, signal, resent).catch((error: unknown) => {
+      lastFailure = error;
+      throw error;
+    });
+  };
+  const existingOutcome = (existing: NewPlant): PutOutcome => ({
+    created: false,
+    existing,
+    ...(mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
+  });
+
+  const attempt = async (signal: AbortSignal): Promise<PutOutcome> => {
+    if (!readNext) {
+      try {
+        await call("PutItem", putIfAbsentInput(tableName, plant), signal);
+        return { created: true };
+      } catch (error) {
+        if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
+          if (mayHaveApplied(error)) mayHaveWritten = true;
+          throw error;
+        }
+        // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
+        const oldItem = error.body.Item as Item | undefined;
+        if (oldItem) return existingOutcome(fromItem(oldItem));
+        readNext = true;
+      }
+    }
+    const read = await call(
+      "GetItem",
+      { TableName: tableName, Key: { id: { N: plant.id.toString() } }, ConsistentRead: true },
+      signal,
+    );
+    readNext = false;
+    if (read.Item === undefined) {
+      throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
+    }
+    return existingOutcome(fromItem(read.Item as Item));
+  };
+  return { attempt, outcome: () => (mayHaveWritten ? "unknown" : "not-written") };
 }
 
 /** The conditional PutItem of a plant: it never overwrites, and a conflict returns what is stored. */
