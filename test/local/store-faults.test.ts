@@ -5,7 +5,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { FAIL_WRITES_FILE } from "../support/level-write-fault.ts";
 import { REPO, startCommand, startServer, tempDataDir } from "../support/local-run.ts";
@@ -84,7 +84,8 @@ describe("npm start when a write to the store fails (a full disk)", () => {
       error: 503,
       message: expect.stringMatching(/may have been stored; sending the same request again is safe/),
     });
-    expect(server.output()).toContain("No space left on device");
+    // The log line is written before the answer, but the two pipes reach this process in either order.
+    await vi.waitFor(() => expect(server.output()).toContain("No space left on device"), { timeout: 10_000 });
 
     await rm(join(dataDir, FAIL_WRITES_FILE));
     const created = await post();
