@@ -1,34 +1,88 @@
+import type { MetricName } from "./metrics.ts";
+
 /**
- * The failures the API answers with a 4xx or 503. Each names what is wrong in words a caller can act
- * on; lambda/http/error-response.ts turns them into responses, and anything else is a bug (500).
+ * The failures the API answers with a 4xx or 503. Each class declares, once, its status, its kind (the
+ * stable code logged as `errorKind`) and the metric it counts under: read by lambda/http/error-response.ts,
+ * which turns them into answers. Anything else is a bug (500).
  */
-export class BadRequestError extends Error {}
+export abstract class ApiError extends Error {
+  abstract readonly status: 400 | 401 | 403 | 409 | 413 | 415 | 503;
+  abstract readonly kind: string;
+  abstract readonly metric: MetricName | undefined;
+}
 
-export class PayloadTooLargeError extends Error {}
+/** The base of a failure class: its `name` (so that a log line says what it was), status, kind, metric. */
+function failure<Status extends ApiError["status"], Metric extends MetricName | undefined>(
+  name: string,
+  status: Status,
+  kind: string,
+  metric: Metric,
+) {
+  return class extends ApiError {
+    override name = name;
+    readonly status = status;
+    readonly kind = kind;
+    readonly metric = metric;
+  };
+}
 
-export class UnsupportedMediaTypeError extends Error {}
+export class BadRequestError extends failure("BadRequestError", 400, "bad_request", "RefusedBody") {}
+
+export class PayloadTooLargeError extends failure(
+  "PayloadTooLargeError",
+  413,
+  "payload_too_large",
+  "RefusedSize",
+) {}
+
+export class UnsupportedMediaTypeError extends failure(
+  "UnsupportedMediaTypeError",
+  415,
+  "unsupported_media_type",
+  "RefusedMediaType",
+) {}
 
 /**
  * A request malformed in a way RFC 6750 §3.1 calls `invalid_request`: two Authorization values, a
  * Bearer token not separated from its scheme by spaces.
  */
-export class InvalidRequestError extends Error {}
+export class InvalidRequestError extends failure(
+  "InvalidRequestError",
+  400,
+  "invalid_request",
+  "RefusedAuth",
+) {}
 
 /** No usable bearer credentials: RFC 6750 says to answer with a bare challenge. */
-export class MissingCredentialsError extends Error {}
+export class MissingCredentialsError extends failure(
+  "MissingCredentialsError",
+  401,
+  "missing_token",
+  "RefusedAuth",
+) {}
 
-export class InvalidTokenError extends Error {}
+export class InvalidTokenError extends failure("InvalidTokenError", 401, "invalid_token", "RefusedAuth") {}
 
-export class InsufficientScopeError extends Error {
+export class InsufficientScopeError extends failure(
+  "InsufficientScopeError",
+  403,
+  "insufficient_scope",
+  "RefusedAuth",
+) {
   constructor(readonly requiredScope: string) {
     super(`the token lacks the scope '${requiredScope}'`);
   }
 }
 
-export class PlantConflictError extends Error {}
+export class PlantConflictError extends failure("PlantConflictError", 409, "conflict", "Conflict") {}
 
-/** A dependency (the store, the issuer's key set) could not be reached in time; nothing was written. */
-export class DependencyUnavailableError extends Error {
+/** A dependency (the store, the issuer's key set) could not be reached in time; Retry-After says when to retry. */
+export class DependencyUnavailableError extends failure(
+  "DependencyUnavailableError",
+  503,
+  "unavailable",
+  undefined as MetricName | undefined,
+) {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -38,6 +92,33 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-export class StoreUnavailableError extends DependencyUnavailableError {}
+/**
+ * What is known of a create the store did not confirm: `not-written` when no write can have applied
+ * (refused, throttled, never sent), `unknown` when one may have (sent, then no answer, or a 5xx).
+ */
+export type WriteOutcome = "not-written" | "unknown";
 
-export class IssuerUnavailableError extends DependencyUnavailableError {}
+export class StoreUnavailableError extends DependencyUnavailableError {
+  override name = "StoreUnavailableError";
+  override kind = "store_unavailable";
+  override metric = "StoreUnavailable" as const;
+  constructor(
+    readonly outcome: WriteOutcome,
+    retryAfterSeconds: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      outcome === "unknown"
+        ? "the plant store did not confirm the write: the plant may have been stored; sending the same request again is safe (200 if it was)"
+        : "the plant store is unavailable; nothing was written, retry later",
+      retryAfterSeconds,
+      options,
+    );
+  }
+}
+
+export class IssuerUnavailableError extends DependencyUnavailableError {
+  override name = "IssuerUnavailableError";
+  override kind = "issuer_unavailable";
+  override metric = "IssuerUnavailable" as const;
+}

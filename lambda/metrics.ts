@@ -26,24 +26,6 @@ export type MetricName = (typeof METRIC_NAMES)[number];
 
 export type MetricCounts = Partial<Record<MetricName, number>>;
 
-/** Each refused request counts under one class; `kind` is the error kind of lambda/http/error-response.ts. */
-const METRIC_OF_ERROR_KIND: Record<string, MetricName> = {
-  missing_token: "RefusedAuth",
-  invalid_token: "RefusedAuth",
-  insufficient_scope: "RefusedAuth",
-  invalid_request: "RefusedAuth",
-  bad_request: "RefusedBody",
-  payload_too_large: "RefusedSize",
-  unsupported_media_type: "RefusedMediaType",
-  conflict: "Conflict",
-  store_unavailable: "StoreUnavailable",
-  issuer_unavailable: "IssuerUnavailable",
-};
-
-export function metricOfErrorKind(kind: string): MetricName | undefined {
-  return METRIC_OF_ERROR_KIND[kind];
-}
-
 /**
  * The EMF fields to merge into a log line: the `_aws` directive naming the metrics, the dimension value
  * and each metric's value at the top level. Only the metrics this request moved are listed.

@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { logRequest } from "../log.ts";
-import { type MetricCounts, metricOfErrorKind } from "../metrics.ts";
+import type { MetricCounts } from "../metrics.ts";
 import { createPlant } from "../plants/create-plant.ts";
 import { parseNewPlant } from "../request/parse-new-plant.ts";
 import type { PlantStore, StoreObserver } from "../store/plant-store.ts";
@@ -67,9 +67,8 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
       );
       return toApiGatewayResult({ status: 200, body: plant });
     } catch (error) {
-      const { response, kind } = toErrorResponse(error, request.requestId);
-      const refusal = metricOfErrorKind(kind);
-      if (refusal) metrics[refusal] = 1;
+      const { response, kind, metric } = toErrorResponse(error, request.requestId);
+      if (metric) metrics[metric] = 1;
       metrics.StoreAttempts = storeCalls.storeAttempts;
       logRequest(
         {

@@ -1,16 +1,12 @@
 import {
-  BadRequestError,
+  ApiError,
   DependencyUnavailableError,
   InsufficientScopeError,
   InvalidRequestError,
   InvalidTokenError,
-  IssuerUnavailableError,
   MissingCredentialsError,
-  PayloadTooLargeError,
-  PlantConflictError,
-  StoreUnavailableError,
-  UnsupportedMediaTypeError,
 } from "../errors.ts";
+import type { MetricName } from "../metrics.ts";
 import type { ApiResponse } from "./api-gateway.ts";
 
 export const REALM = "plants";
@@ -19,49 +15,46 @@ export interface ErrorResponse {
   response: ApiResponse;
   /** What went wrong, for the log line: the error's class of failure, never a credential. */
   kind: string;
+  /** The metric the failure counts under, if any. */
+  metric: MetricName | undefined;
 }
 
-/** The one place where failures become answers. Anything unrecognised is a bug: a generic 500. */
+/**
+ * The one place where failures become answers: an ApiError's status, kind and metric are its class's
+ * (lambda/errors.ts); anything else is a bug, a generic 500.
+ */
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
-  if (error instanceof MissingCredentialsError) {
-    return answer(401, "missing_token", error.message, { "www-authenticate": `Bearer realm="${REALM}"` });
+  if (!(error instanceof ApiError)) {
+    return answer(500, "internal_error", undefined, `internal error; request id ${requestId}`);
   }
+  return answer(error.status, error.kind, error.metric, error.message, extraHeaders(error));
+}
+
+/** RFC 6750's challenges for the refusals of a token, and Retry-After for an unavailable dependency. */
+function extraHeaders(error: ApiError): Record<string, string> | undefined {
+  if (error instanceof DependencyUnavailableError) return { "retry-after": String(error.retryAfterSeconds) };
+  if (error instanceof MissingCredentialsError) return { "www-authenticate": `Bearer realm="${REALM}"` };
+  const challenge = `Bearer realm="${REALM}", error="${error.kind}"`;
   if (error instanceof InvalidTokenError) {
-    return answer(401, "invalid_token", error.message, {
-      "www-authenticate": `Bearer realm="${REALM}", error="invalid_token", error_description="${error.message}"`,
-    });
+    return { "www-authenticate": `${challenge}, error_description="${error.message}"` };
   }
   if (error instanceof InsufficientScopeError) {
-    return answer(403, "insufficient_scope", error.message, {
-      "www-authenticate": `Bearer realm="${REALM}", error="insufficient_scope", scope="${error.requiredScope}"`,
-    });
+    return { "www-authenticate": `${challenge}, scope="${error.requiredScope}"` };
   }
-  if (error instanceof InvalidRequestError) {
-    return answer(400, "invalid_request", error.message, {
-      "www-authenticate": `Bearer realm="${REALM}", error="invalid_request"`,
-    });
-  }
-  if (error instanceof BadRequestError) return answer(400, "bad_request", error.message);
-  if (error instanceof PlantConflictError) return answer(409, "conflict", error.message);
-  if (error instanceof PayloadTooLargeError) return answer(413, "payload_too_large", error.message);
-  if (error instanceof UnsupportedMediaTypeError) return answer(415, "unsupported_media_type", error.message);
-  if (error instanceof DependencyUnavailableError) {
-    const kind =
-      error instanceof StoreUnavailableError
-        ? "store_unavailable"
-        : error instanceof IssuerUnavailableError
-          ? "issuer_unavailable"
-          : "unavailable";
-    return answer(503, kind, error.message, { "retry-after": String(error.retryAfterSeconds) });
-  }
-  return answer(500, "internal_error", `internal error; request id ${requestId}`);
+  if (error instanceof InvalidRequestError) return { "www-authenticate": challenge };
+  return undefined;
 }
 
 function answer(
   status: number,
   kind: string,
+  metric: MetricName | undefined,
   message: string,
   headers?: Record<string, string>,
 ): ErrorResponse {
-  return { kind, response: { status, body: { error: status, message }, ...(headers ? { headers } : {}) } };
+  return {
+    kind,
+    metric,
+    response: { status, body: { error: status, message }, ...(headers ? { headers } : {}) },
+  };
 }

@@ -5,7 +5,7 @@ import { describeFields, sameContent } from "./plant-fields.ts";
 
 export interface CreateOutcome {
   plant: Plant;
-  /** The same plant was created before: this request changed nothing. */
+  /** The same plant was created before, by another request: this one changed nothing. */
   replayed: boolean;
 }
 
@@ -26,5 +26,5 @@ export async function createPlant(
       `a plant with id ${plant.id} already exists with another ${describeFields(fields)}`,
     );
   }
-  return { plant: toPlant(plant), replayed: !outcome.created };
+  return { plant: toPlant(plant), replayed: !outcome.created && !outcome.afterUnconfirmedWrite };
 }

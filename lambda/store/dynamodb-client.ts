@@ -1,4 +1,4 @@
-import { type OutboundResponse, sendRequest } from "../transport/http-request.ts";
+import { NoAnswerError, type OutboundResponse, sendRequest } from "../transport/http-request.ts";
 import { loadSigner, signedHeaders } from "./sigv4.ts";
 
 /** Who signs the calls, and for which region. */
@@ -14,6 +14,7 @@ export interface DynamoDbClientSettings extends DynamoDbIdentity {
 
 /** DynamoDB answered, with an error: its `__type` (without the namespace) says what went wrong. */
 export class DynamoDbError extends Error {
+  override name = "DynamoDbError";
   constructor(
     readonly type: string,
     readonly status: number,
@@ -27,9 +28,17 @@ export class DynamoDbError extends Error {
 
 /**
  * No usable answer: the connection failed or was reset, the call timed out, or the body is not a JSON
- * object (a proxy's or load balancer's page, a truncated answer). Worth another try.
+ * object (a proxy's or load balancer's page, a truncated answer). Worth another try. `requestSent` is
+ * false only when the call never reached DynamoDB, so it cannot have acted on it.
  */
-export class TransientDynamoDbError extends Error {}
+export class TransientDynamoDbError extends Error {
+  override name = "TransientDynamoDbError";
+  readonly requestSent: boolean;
+  constructor(message: string, options: ErrorOptions & { requestSent?: boolean } = {}) {
+    super(message, options);
+    this.requestSent = options.requestSent ?? true;
+  }
+}
 
 /** Any answer DynamoDB gave, as status and decoded body (error answers included). */
 export interface DynamoDbAnswer {
@@ -38,10 +47,18 @@ export interface DynamoDbAnswer {
 }
 
 export interface DynamoDbClient {
-  /** One call; resolves with every answer that is a JSON object, 2xx or not. */
-  send(operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer>;
+  /**
+   * One call; resolves with every answer that is a JSON object, 2xx or not. `onResend` is told when the
+   * call was sent again after a stale kept-alive connection (lambda/transport/http-request.ts).
+   */
+  send(operation: string, input: object, signal: AbortSignal, onResend?: () => void): Promise<DynamoDbAnswer>;
   /** One call; a non-2xx answer becomes a DynamoDbError. */
-  call(operation: string, input: object, signal: AbortSignal): Promise<Record<string, unknown>>;
+  call(
+    operation: string,
+    input: object,
+    signal: AbortSignal,
+    onResend?: () => void,
+  ): Promise<Record<string, unknown>>;
   /**
    * Opens the connection to the endpoint (TLS handshake included) and leaves it in the keep-alive pool
    * for the next call. Never rejects: a failed warm-up only means the first call connects itself.
@@ -82,23 +99,39 @@ export function signedDynamoDbHeaders(
 export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDbClient {
   const endpoint = new URL(settings.endpoint);
 
-  const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
+  const send = async (
+    operation: string,
+    input: object,
+    signal: AbortSignal,
+    onResend?: () => void,
+  ): Promise<DynamoDbAnswer> => {
     const payload = JSON.stringify(input);
     // Outside the try: a signing failure is a bug (a 500), not a fault of DynamoDB's to retry.
     const headers = await signedDynamoDbHeaders(endpoint, settings, operation, payload);
     let answer: OutboundResponse;
     try {
-      answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
+      answer = await sendRequest({
+        method: "POST",
+        url: endpoint,
+        headers,
+        body: payload,
+        signal,
+        ...(onResend ? { onResend } : {}),
+      });
     } catch (error) {
-      throw new TransientDynamoDbError(`${operation} failed: ${errorMessage(error)}`, { cause: error });
+      const requestSent = !(error instanceof NoAnswerError) || error.requestSent;
+      throw new TransientDynamoDbError(`${operation} failed: ${(error as Error).message}`, {
+        cause: error,
+        requestSent,
+      });
     }
     return { status: answer.status, body: decodeBody(operation, answer) };
   };
 
   return {
     send,
-    async call(operation, input, signal) {
-      const { status, body } = await send(operation, input, signal);
+    async call(operation, input, signal, onResend) {
+      const { status, body } = await send(operation, input, signal, onResend);
       if (status >= 200 && status < 300) return body;
       const { __type, code } = body;
       const type =
@@ -132,10 +165,4 @@ function decodeBody(operation: string, { status, body }: OutboundResponse): Reco
     throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not an object`);
   }
   return decoded as Record<string, unknown>;
-}
-
-function errorMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  return `${error.name}: ${error.message}${cause}`;
 }

@@ -1,8 +1,9 @@
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
-import { StoreUnavailableError } from "../errors.ts";
+import { StoreUnavailableError, type WriteOutcome } from "../errors.ts";
 import type { NewPlant } from "../plants/plant.ts";
 import {
   createDynamoDbClient,
+  type DynamoDbClient,
   type DynamoDbClientSettings,
   DynamoDbError,
   TransientDynamoDbError,
@@ -69,64 +70,94 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
   /** Shared by every request of this instance, as the SDK client's quota is. */
   const quota = new RetryQuota();
 
-  const attemptPut = async (
-    plant: NewPlant,
-    signal: AbortSignal,
-    observer: StoreObserver | undefined,
-  ): Promise<PutOutcome> => {
-    const call = (operation: string, input: object) => {
-      if (observer) observer.storeAttempts++;
-      return client.call(operation, input, signal);
-    };
-    try {
-      await call("PutItem", putIfAbsentInput(settings.tableName, plant));
-      return { created: true };
-    } catch (error) {
-      if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) throw error;
-      // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
-      const oldItem = error.body.Item as Item | undefined;
-      let existing: NewPlant | undefined;
-      if (oldItem) existing = fromItem(oldItem);
-      else {
-        const read = await call("GetItem", {
-          TableName: settings.tableName,
-          Key: { id: { N: plant.id.toString() } },
-          ConsistentRead: true,
-        });
-        existing = read.Item ? fromItem(read.Item as Item) : undefined;
-      }
-      if (existing === undefined) {
-        throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
-      }
-      return { created: false, existing };
-    }
+  const retryOptions = {
+    policy,
+    quota,
+    classify: retryableFault,
+    ...(settings.retryEnvironment ? { environment: settings.retryEnvironment } : {}),
   };
 
   return {
     async putIfAbsent(plant, observer) {
+      const create = createAttempts(client, settings.tableName, policy.maxAttempts, plant, observer);
       try {
-        return await withRetries(
-          {
-            policy,
-            quota,
-            classify: retryableFault,
-            ...(settings.retryEnvironment ? { environment: settings.retryEnvironment } : {}),
-          },
-          (signal) => attemptPut(plant, signal, observer),
-        );
+        return await withRetries(retryOptions, create.attempt);
       } catch (error) {
-        if (error instanceof RetriesExhaustedError) {
-          throw new StoreUnavailableError(
-            "the plant store is unavailable; nothing was written, retry later",
-            STORE_RETRY_AFTER_SECONDS,
-            { cause: error },
-          );
-        }
-        throw error;
+        if (!(error instanceof RetriesExhaustedError)) throw error;
+        throw new StoreUnavailableError(create.outcome(), STORE_RETRY_AFTER_SECONDS, { cause: error });
       }
     },
     prewarm: () => client.prewarm(settings.attemptTimeoutMs),
   };
+}
+
+/**
+ * The attempts of one create, and what they learn: each call to DynamoDB (the read after a conflict
+ * included) is one of its `maxAttempts`; a read that fails is retried alone; and whether a PutItem may
+ * have applied unconfirmed (no answer after it was sent, a 5xx) decides the outcome of a failure.
+ */
+function createAttempts(
+  client: DynamoDbClient,
+  tableName: string,
+  maxAttempts: number,
+  plant: NewPlant,
+  observer: StoreObserver | undefined,
+): { attempt: (signal: AbortSignal) => Promise<PutOutcome>; outcome: () => WriteOutcome } {
+  let calls = 0;
+  let lastFailure: unknown;
+  let mayHaveWritten = false;
+  /** A conditional failure came without the stored plant: the next call reads it. */
+  let readNext = false;
+
+  const call = (operation: string, input: object, signal: AbortSignal) => {
+    if (calls >= maxAttempts) {
+      throw new RetriesExhaustedError(`gave up after ${calls} calls: attempts exhausted`, {
+        cause: lastFailure,
+      });
+    }
+    calls++;
+    if (observer) observer.storeAttempts++;
+    // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
+    const resent = () => (mayHaveWritten ||= operation === "PutItem");
+    return client.call(operation, input, signal, resent).catch((error: unknown) => {
+      lastFailure = error;
+      throw error;
+    });
+  };
+  const existingOutcome = (existing: NewPlant): PutOutcome => ({
+    created: false,
+    existing,
+    ...(mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
+  });
+
+  const attempt = async (signal: AbortSignal): Promise<PutOutcome> => {
+    if (!readNext) {
+      try {
+        await call("PutItem", putIfAbsentInput(tableName, plant), signal);
+        return { created: true };
+      } catch (error) {
+        if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
+          if (mayHaveApplied(error)) mayHaveWritten = true;
+          throw error;
+        }
+        // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
+        const oldItem = error.body.Item as Item | undefined;
+        if (oldItem) return existingOutcome(fromItem(oldItem));
+        readNext = true;
+      }
+    }
+    const read = await call(
+      "GetItem",
+      { TableName: tableName, Key: { id: { N: plant.id.toString() } }, ConsistentRead: true },
+      signal,
+    );
+    readNext = false;
+    if (read.Item === undefined) {
+      throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
+    }
+    return existingOutcome(fromItem(read.Item as Item));
+  };
+  return { attempt, outcome: () => (mayHaveWritten ? "unknown" : "not-written") };
 }
 
 /** The conditional PutItem of a plant: it never overwrites, and a conflict returns what is stored. */
@@ -137,6 +168,12 @@ export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
     ConditionExpression: "attribute_not_exists(id)",
     ReturnValuesOnConditionCheckFailure: "ALL_OLD",
   };
+}
+
+/** Whether a PutItem that failed so may still have written: it reached DynamoDB and got no answer, or a 5xx. */
+function mayHaveApplied(error: unknown): boolean {
+  if (error instanceof TransientDynamoDbError) return error.requestSent;
+  return error instanceof DynamoDbError && error.status >= 500;
 }
 
 /** Which failures are retried, and how the SDKs' standard mode classifies them. */

@@ -1,6 +1,12 @@
 import type { NewPlant } from "../plants/plant.ts";
 
-export type PutOutcome = { created: true } | { created: false; existing: NewPlant };
+/**
+ * `afterUnconfirmedWrite`: an earlier attempt of this put may have written (no answer came), so an
+ * existing plant of the same content is most likely that write, not an earlier request's.
+ */
+export type PutOutcome =
+  | { created: true }
+  | { created: false; existing: NewPlant; afterUnconfirmedWrite?: true };
 
 /** What a store reports about one put as it goes: `storeAttempts` counts its calls to the store. */
 export interface StoreObserver {

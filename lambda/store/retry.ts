@@ -75,7 +75,9 @@ export const REAL_RETRY_ENVIRONMENT: RetryEnvironment = {
 };
 
 /** The request gave up: attempts, quota or time ran out. `cause` is the last attempt's failure. */
-export class RetriesExhaustedError extends Error {}
+export class RetriesExhaustedError extends Error {
+  override name = "RetriesExhaustedError";
+}
 
 export interface RetryOptions {
   policy: RetryPolicy;

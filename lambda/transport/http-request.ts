@@ -1,4 +1,5 @@
-import type { Agent, IncomingMessage } from "node:http";
+import type { Agent, ClientRequest, IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 
 /** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
 export interface OutboundRequest {
@@ -7,11 +8,30 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /**
+   * Called when the request is sent a second time after a stale connection (see sendRequest): the
+   * first may have reached the server, whatever the second's fate.
+   */
+  onResend?: () => void;
 }
 
 export interface OutboundResponse {
   status: number;
   body: Buffer;
+}
+
+/**
+ * No answer came. `requestSent` is false only when the request never reached an open connection (refused,
+ * unreachable, timed out while connecting): then the server cannot have acted on it.
+ */
+export class NoAnswerError extends Error {
+  override name = "NoAnswerError";
+  constructor(
+    readonly requestSent: boolean,
+    cause: unknown,
+  ) {
+    super(String(cause), { cause });
+  }
 }
 
 /** An answer larger than this is not one of DynamoDB's or a JWKS: refuse it rather than buffer it. */
@@ -25,28 +45,62 @@ const transports = new Map<string, Promise<Transport>>();
  * Not the global fetch: its first use in a process loads undici (~40 ms measured here), paid on every
  * cold start, and each later call costs about twice node:http's. The module is imported on first use,
  * so a cold start does not pay for it before the first request needs it.
+ *
+ * A kept-alive connection can be closed by the server just as it is reused (its idle timeout firing as
+ * the request arrives): a reset on a reused connection before any byte of the answer is sent once more,
+ * on a new connection, as Node's documentation of `request.reusedSocket` advises.
  */
-export async function sendRequest({
-  method,
-  url,
-  headers,
-  body,
-  signal,
-}: OutboundRequest): Promise<OutboundResponse> {
-  const { request, agent } = await transportFor(url.protocol);
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers, agent, signal }, (incoming: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      incoming.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) incoming.destroy(new Error(`answer over ${MAX_ANSWER_BYTES} bytes`));
-        else chunks.push(chunk);
-      });
-      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      incoming.on("error", reject);
+export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
+  const transport = await transportFor(request.url.protocol);
+  try {
+    return await sendOnce(transport, request);
+  } catch (error) {
+    if (!(error instanceof StaleConnectionError)) throw error;
+    // Its idle siblings are as old, and as likely closed: none is reused for the second try.
+    for (const sockets of Object.values(transport.agent.freeSockets))
+      for (const s of sockets ?? []) s.destroy();
+    request.onResend?.();
+    return await sendOnce(transport, request);
+  }
+}
+
+/** A reused connection reset before any byte of the answer came. */
+class StaleConnectionError extends NoAnswerError {}
+
+function sendOnce({ request, agent }: Transport, { method, url, headers, body, signal }: OutboundRequest) {
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    let connected = false;
+    let answerBytesBefore = 0;
+    let connection: Socket | undefined;
+    const outgoing: ClientRequest = request(
+      url,
+      { method, headers, agent, signal },
+      (incoming: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) incoming.destroy(new Error(`answer over ${MAX_ANSWER_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        incoming.on("error", (error) => reject(new NoAnswerError(true, error)));
+      },
+    );
+    outgoing.on("socket", (socket: Socket) => {
+      connection = socket;
+      answerBytesBefore = socket.bytesRead;
+      if (socket.connecting) socket.once("connect", () => (connected = true));
+      else connected = true;
     });
-    outgoing.on("error", reject);
+    outgoing.on("error", (error: Error & { code?: string }) => {
+      const stale =
+        outgoing.reusedSocket &&
+        !signal.aborted &&
+        (error.code === "ECONNRESET" || error.code === "EPIPE") &&
+        connection?.bytesRead === answerBytesBefore;
+      reject(stale ? new StaleConnectionError(true, error) : new NoAnswerError(connected, error));
+    });
     outgoing.end(body);
   });
 }

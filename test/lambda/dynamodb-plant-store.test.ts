@@ -1,10 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DependencyUnavailableError, PlantConflictError } from "../../lambda/errors.ts";
+import {
+  DependencyUnavailableError,
+  PlantConflictError,
+  StoreUnavailableError,
+} from "../../lambda/errors.ts";
 import { type CreateOutcome, createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
 import type { PlantStore } from "../../lambda/store/plant-store.ts";
+import type { RetryEnvironment } from "../../lambda/store/retry.ts";
 import {
   callDynamoDb,
   ensurePlantsTable,
@@ -15,7 +20,19 @@ import {
 } from "../../local/dynamodb.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 
-/** A DynamoDB plant store on `endpoint` with the local identity, 2 s deadline and 1 s attempts unless overridden. */
+/**
+ * Time as these tests need it: it stands still (backoffs pass at once, the deadline never comes) and no
+ * attempt times out, so however loaded the machine, only the store's answers and the attempt budget
+ * decide. Timeouts are played on cue in test/hardening/store-faults.test.ts.
+ */
+const STILL_CLOCK: RetryEnvironment = {
+  now: () => 0,
+  sleep: async () => {},
+  timeoutSignal: () => new AbortController().signal,
+  random: Math.random,
+};
+
+/** A DynamoDB plant store on `endpoint` with the local identity, on the still clock unless overridden. */
 function localStore(endpoint: string, overrides: Partial<DynamoDbSettings> = {}) {
   return createDynamoDbPlantStore({
     tableName: "plants",
@@ -23,6 +40,7 @@ function localStore(endpoint: string, overrides: Partial<DynamoDbSettings> = {})
     credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
     deadlineMs: 2000,
     attemptTimeoutMs: 1000,
+    retryEnvironment: STILL_CLOCK,
     endpoint,
     ...overrides,
   });
@@ -170,6 +188,53 @@ describe("the store's attempt count", () => {
     );
     expect(failed.storeAttempts).toBe(3);
     expect(faulty.requests().filter(({ fault }) => fault === "throttle")).toHaveLength(3 + 1);
+  });
+});
+
+describe("the store's attempt budget, when a conflict comes without the stored plant (dynalite)", () => {
+  let faulty: FaultyDynamoDb;
+  beforeAll(async () => {
+    faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
+    await store.putIfAbsent({ id: 510n, name: "Fern" });
+  });
+  afterAll(async () => {
+    await faulty.close();
+  });
+
+  it("spends one attempt on the read: a failing read is retried alone, 3 calls in all, then 503", async () => {
+    faulty.clearRequests();
+    faulty.script(["condition-failed-without-item"], "status-500");
+    const observed = { storeAttempts: 0 };
+    const failure = await localStore(faulty.url)
+      .putIfAbsent({ id: 510n, name: "Fern" }, observed)
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    // The put was refused by its condition: this request wrote nothing, whatever the reads did.
+    expect((failure as StoreUnavailableError).outcome).toBe("not-written");
+    expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "GetItem", "GetItem"]);
+    expect(observed.storeAttempts).toBe(3);
+  });
+
+  it("a read that fails once: the second read answers, within the 3 calls", async () => {
+    faulty.clearRequests();
+    faulty.script(["condition-failed-without-item", "status-500"], "proxy");
+    const observed = { storeAttempts: 0 };
+    expect(await localStore(faulty.url).putIfAbsent({ id: 510n, name: "Rose" }, observed)).toEqual({
+      created: false,
+      existing: { id: 510n, name: "Fern" },
+    });
+    expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "GetItem", "GetItem"]);
+    expect(observed.storeAttempts).toBe(3);
+  });
+
+  it("a conflict on the last attempt leaves no call for the read: 503, never a fourth call", async () => {
+    faulty.clearRequests();
+    faulty.script(["throttle", "throttle", "condition-failed-without-item"], "proxy");
+    const failure = await localStore(faulty.url)
+      .putIfAbsent({ id: 510n, name: "Fern" })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "PutItem", "PutItem"]);
   });
 });
 

@@ -118,13 +118,28 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
       store: {
         async putIfAbsent(_plant, observer) {
           if (observer) observer.storeAttempts += 3;
-          throw new StoreUnavailableError("the plant store is unavailable", 1);
+          throw new StoreUnavailableError("not-written", 1);
         },
       },
     });
     const [line] = await metricsOf(handler, plant(nextId++));
     expect(line).toMatchObject({ StoreUnavailable: 1, StoreAttempts: 3 });
     expect(line?.IssuerUnavailable).toBeUndefined();
+  });
+
+  it("counts a create whose first write went unconfirmed, found by its retry, as Created, not Replayed", async () => {
+    const handler = createHandler({
+      authenticate: harness.dependencies.authenticate,
+      store: {
+        async putIfAbsent(newPlant, observer) {
+          if (observer) observer.storeAttempts += 2;
+          return { created: false, existing: newPlant, afterUnconfirmedWrite: true };
+        },
+      },
+    });
+    const [line] = await metricsOf(handler, plant(nextId++));
+    expect(line).toMatchObject({ Created: 1, StoreAttempts: 2 });
+    expect(line?.Replayed).toBeUndefined();
   });
 
   it("never makes a client id, a plant id or a token a dimension", async () => {

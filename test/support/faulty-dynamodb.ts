@@ -53,6 +53,11 @@ export interface FaultyDynamoDb {
   connections(): number;
   /** Unsigned `GET /` requests answered (DynamoDB's health check, which the client's prewarm sends). */
   healthChecks(): number;
+  /**
+   * Calls `listener` (as well as those added before) each time a request has been taken (and, for `proxy-then-hang`, written) and will
+   * never be answered: the moment a test's fake clock can time the attempt out.
+   */
+  onUnanswered(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,10 @@ export async function startFaultyDynamoDb(
   let recorded: RecordedRequest[] = [];
   let connections = 0;
   let healthChecks = 0;
+  const unansweredListeners: (() => void)[] = [];
+  const unanswered = () => {
+    for (const listener of unansweredListeners) listener();
+  };
 
   const server = createServer((request, response) => {
     void handle(request, response).catch(() => request.socket.destroy());
@@ -108,7 +117,7 @@ export async function startFaultyDynamoDb(
       case "proxy-then-hang":
       case "proxy-then-reset": {
         const answer = await forward(upstream, request, raw);
-        if (fault === "proxy-then-hang") return;
+        if (fault === "proxy-then-hang") return unanswered();
         if (fault === "proxy-then-reset") {
           request.socket.resetAndDestroy();
           return;
@@ -132,7 +141,7 @@ export async function startFaultyDynamoDb(
         response.writeHead(502, { "content-type": "text/html" }).end("<html><body>Bad Gateway</body></html>");
         return;
       case "hang":
-        return;
+        return unanswered();
       case "reset":
         request.socket.resetAndDestroy();
         return;
@@ -164,6 +173,9 @@ export async function startFaultyDynamoDb(
     },
     connections: () => connections,
     healthChecks: () => healthChecks,
+    onUnanswered(listener) {
+      unansweredListeners.push(listener);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
