@@ -2,7 +2,7 @@
 
 /** A plant as the caller creates it (NewPlant): `id` is exact over the whole int64 range. */
 export interface NewPlant {
-  /** Identification number of the plant, supplied by the caller. Exact int64. */
+  /** Identification number of the plant, supplied by the caller. Exact int64: it is stored and compared digit for digit, and a JSON number that a double cannot hold exactly is not rounded. Keep it exact on your side too: hold it in a 64-bit integer type (Java `long`, Go `int64`, C# `long`, Rust `i64`, Python `int`) or as a string of digits, and write it into the body as bare digits; do not let a JSON library turn it into a double (JavaScript's `number` and `JSON.parse` round every id beyond 2^53). From TypeScript, the client in `client/` of this repository takes the id as a `bigint` or a string and writes it exactly. */
   id: bigint;
   /** The name of the plant. 1 to 256 characters of well-formed Unicode, a PlantText. */
   name: string;

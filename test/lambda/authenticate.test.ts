@@ -230,8 +230,10 @@ describe("a token naming a key not in the cached key set", () => {
     }
     const details = logs.stdoutLines().map((line) => (JSON.parse(line) as { detail?: string }).detail);
     expect(details).toEqual([
-      expect.stringMatching(/^Error: the token issuer's signing keys could not be fetched\ncaused by: /),
-      "Error: the token issuer's signing keys could not be fetched",
+      expect.stringMatching(
+        /^IssuerUnavailableError: the token issuer's signing keys could not be fetched\ncaused by: /,
+      ),
+      "IssuerUnavailableError: the token issuer's signing keys could not be fetched",
     ]);
     for (const detail of details) expect(detail).not.toMatch(/\n\s+at /);
   });
