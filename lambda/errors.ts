@@ -6,7 +6,7 @@ import type { MetricName } from "./metrics.ts";
  * which turns them into answers. Anything else is a bug (500).
  */
 export abstract class ApiError extends Error {
-  abstract readonly status: 400 | 401 | 403 | 409 | 413 | 415 | 503;
+  abstract readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
   abstract readonly kind: string;
   abstract readonly metric: MetricName | undefined;
 }
@@ -75,6 +75,9 @@ export class InsufficientScopeError extends failure(
 }
 
 export class PlantConflictError extends failure("PlantConflictError", 409, "conflict", "Conflict") {}
+
+/** No operation of the routes table (lambda/http/routes.ts) has this method and path. */
+export class RouteNotFoundError extends failure("RouteNotFoundError", 404, "no_route", undefined) {}
 
 /** A dependency (the store, the issuer's key set) could not be reached in time; Retry-After says when to retry. */
 export class DependencyUnavailableError extends failure(

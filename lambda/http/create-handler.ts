@@ -1,10 +1,9 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
+import { RouteNotFoundError } from "../errors.ts";
 import { logRequest } from "../log.ts";
 import type { MetricCounts } from "../metrics.ts";
-import { createPlant } from "../plants/create-plant.ts";
-import { parseNewPlant } from "../request/parse-new-plant.ts";
-import type { PlantStore, StoreObserver } from "../store/plant-store.ts";
+import type { PlantStore } from "../store/plant-store.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
@@ -12,6 +11,7 @@ import {
   toApiRequest,
 } from "./api-gateway.ts";
 import { toErrorResponse } from "./error-response.ts";
+import { OPERATIONS, type OperationContext } from "./operations.ts";
 import { describeRoutes, matchRoute } from "./routes.ts";
 
 export interface Dependencies {
@@ -27,8 +27,8 @@ export type Handler = (
 ) => Promise<ApiGatewayResult>;
 
 /**
- * The API's operations (lambda/http/routes.ts) over API Gateway; today POST /plants: authenticate before
- * reading the body, parse, create, answer. A request for no operation of the table is a 404, as API
+ * The API's operations (routes.ts, operations.ts) over API Gateway: find the operation, authenticate
+ * before reading the body, run it, answer. A request for no operation of the table is a 404, as API
  * Gateway answers it before the function. It never throws: every failure becomes an Error body and one
  * log line, which carries the metrics.
  */
@@ -38,38 +38,32 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
     const startedAt = performance.now();
     const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
     coldStart = false;
-    const storeCalls: StoreObserver = { storeAttempts: 0 };
     const request = toApiRequest(event, context);
-    if (matchRoute(request.method, request.path) === undefined) {
-      logRequest(
-        { requestId: request.requestId, status: 404, latencyMs: elapsed(startedAt), errorKind: "no_route" },
-        functionName,
-        metrics,
-      );
-      return toApiGatewayResult({
-        status: 404,
-        body: { error: 404, message: `not found: this API serves ${describeRoutes()}` },
-      });
-    }
+    const operation: OperationContext = { store, storeCalls: { storeAttempts: 0 } };
     let clientId: string | undefined;
-    let plantId: string | undefined;
     try {
+      const route = matchRoute(request.method, request.path);
+      if (route === undefined) throw new RouteNotFoundError(`not found: this API serves ${describeRoutes()}`);
       ({ clientId } = await authenticate(request.headers.get("authorization")));
-      const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
-      plantId = newPlant.id.toString();
-      const { plant, replayed } = await createPlant(store, newPlant, storeCalls);
-      metrics[replayed ? "Replayed" : "Created"] = 1;
-      metrics.StoreAttempts = storeCalls.storeAttempts;
+      const { body, metric } = await OPERATIONS[route.operationId](request, operation);
+      metrics[metric] = 1;
+      metrics.StoreAttempts = operation.storeCalls.storeAttempts;
       logRequest(
-        { requestId: request.requestId, status: 200, latencyMs: elapsed(startedAt), clientId, plantId },
+        {
+          requestId: request.requestId,
+          status: 200,
+          latencyMs: elapsed(startedAt),
+          clientId,
+          plantId: operation.plantId,
+        },
         functionName,
         metrics,
       );
-      return toApiGatewayResult({ status: 200, body: plant });
+      return toApiGatewayResult({ status: 200, body });
     } catch (error) {
       const { response, kind, metric } = toErrorResponse(error, request.requestId);
       if (metric) metrics[metric] = 1;
-      metrics.StoreAttempts = storeCalls.storeAttempts;
+      metrics.StoreAttempts = operation.storeCalls.storeAttempts;
       logRequest(
         {
           requestId: request.requestId,
@@ -77,7 +71,7 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
           latencyMs: elapsed(startedAt),
           errorKind: kind,
           ...(clientId === undefined ? {} : { clientId }),
-          ...(plantId === undefined ? {} : { plantId }),
+          ...(operation.plantId === undefined ? {} : { plantId: operation.plantId }),
           ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
         },
         functionName,

@@ -20,6 +20,7 @@ const failures: errors.ApiError[] = [
   new errors.InvalidTokenError("the token has expired"),
   new errors.InsufficientScopeError("plants/write"),
   new errors.PlantConflictError("a plant with id 1 already exists"),
+  new errors.RouteNotFoundError("not found: this API serves POST /plants"),
   new errors.DependencyUnavailableError("unavailable", 1),
   new errors.StoreUnavailableError("not-written", 1),
   new errors.StoreUnavailableError("unknown", 1),
