@@ -34,11 +34,28 @@ function required(env: Environment, name: string): string {
   return value;
 }
 
-function commaList(env: Environment, name: string): string[] {
-  return (env[name] ?? "")
+/** The items of a comma-separated setting, trimmed, empty ones dropped; the stack's context reads lists so too. */
+export function commaList(text: string | undefined): string[] {
+  return (text ?? "")
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");
+}
+
+/** What DynamoDB accepts as a table name, in the words an error message uses. */
+export const TABLE_NAME_RULE = "a DynamoDB table name (3 to 255 letters, digits, _ - .)";
+
+/** Whether `name` is a DynamoDB table name: TABLE_NAME here, `-c tableName` for the stack, PLANTS_TABLE locally. */
+export function isTableName(name: string): boolean {
+  return /^[A-Za-z0-9_.-]{3,255}$/.test(name);
+}
+
+function tableNameFrom(env: Environment): string {
+  const tableName = required(env, "TABLE_NAME");
+  if (!isTableName(tableName)) {
+    throw new Error(`environment variable TABLE_NAME must be ${TABLE_NAME_RULE}, got '${tableName}'`);
+  }
+  return tableName;
 }
 
 function positiveInteger(env: Environment, name: string, fallback: number): number {
@@ -78,8 +95,8 @@ export function readConfig(env: Environment): Config {
   if (!region) throw new Error("environment variable AWS_REGION must be set");
   const issuer = required(env, "JWT_ISSUER");
   const storeDeadlineMs = positiveInteger(env, "STORE_DEADLINE_MS", DEFAULT_STORE_DEADLINE_MS);
-  const audiences = commaList(env, "JWT_AUDIENCE");
-  const clientIds = commaList(env, "JWT_CLIENT_IDS");
+  const audiences = commaList(env.JWT_AUDIENCE);
+  const clientIds = commaList(env.JWT_CLIENT_IDS);
   const functionName = env.AWS_LAMBDA_FUNCTION_NAME?.trim();
   // Without either, any token the issuer signs for any of its clients would be accepted. The local run
   // and tests may choose that; a deployed function may not.
@@ -87,7 +104,7 @@ export function readConfig(env: Environment): Config {
     throw new Error("environment variable JWT_CLIENT_IDS or JWT_AUDIENCE must be set in a deployed function");
   }
   return {
-    tableName: required(env, "TABLE_NAME"),
+    tableName: tableNameFrom(env),
     region,
     dynamoDbEndpoint: dynamoDbEndpointFrom(env) ?? `https://dynamodb.${region}.amazonaws.com`,
     credentials: {

@@ -1,7 +1,9 @@
 /** The Lambda environment variables the local run gives the bundled handler, as the stack gives them in AWS. */
+
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { type DynamoDbIdentity, LOCAL_CREDENTIALS, LOCAL_IDENTITY, LOCAL_REGION } from "./dynamodb.ts";
 import { LOCAL_ISSUER } from "./local-issuer.ts";
-import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "./token-issuer.ts";
+import { LOCAL_CLIENT_ID } from "./token-issuer.ts";
 
 type Environment = Record<string, string | undefined>;
 
@@ -47,6 +49,6 @@ export function handlerEnvironment(
     JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
     // Local tokens carry no audience; a value left in the user's shell must not make them all fail.
     JWT_AUDIENCE: "",
-    REQUIRED_SCOPE: DEFAULT_SCOPE,
+    REQUIRED_SCOPE: DEFAULT_REQUIRED_SCOPE,
   };
 }
