@@ -1,4 +1,5 @@
-import { commaList, isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
+import { commaList } from "../lambda/comma-list.ts";
+import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 

@@ -1,3 +1,4 @@
+import { commaList } from "./comma-list.ts";
 import {
   DEFAULT_REQUIRED_SCOPE,
   DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,
@@ -32,14 +33,6 @@ function required(env: Environment, name: string): string {
   const value = env[name]?.trim();
   if (!value) throw new Error(`environment variable ${name} must be set`);
   return value;
-}
-
-/** The items of a comma-separated setting, trimmed, empty ones dropped; the stack's context reads lists so too. */
-export function commaList(text: string | undefined): string[] {
-  return (text ?? "")
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
 }
 
 /** What DynamoDB accepts as a table name, in the words an error message uses. */
@@ -80,6 +73,11 @@ export function httpUrlFrom(name: string, value: string): string {
   return value.replace(/\/+$/, "");
 }
 
+/** The region the AWS SDKs would use: AWS_REGION, else AWS_DEFAULT_REGION; `undefined` when neither is set. */
+export function regionFrom(env: Environment): string | undefined {
+  return env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || undefined;
+}
+
 /** The DynamoDB endpoint a user set, in the SDKs' standard variables; `undefined` when neither is set. */
 function dynamoDbEndpointFrom(env: Environment): string | undefined {
   // AWS_ENDPOINT_URL_DYNAMODB is the SDKs' standard variable for a service-specific endpoint.
@@ -91,7 +89,7 @@ function dynamoDbEndpointFrom(env: Environment): string | undefined {
 }
 
 export function readConfig(env: Environment): Config {
-  const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || "";
+  const region = regionFrom(env);
   if (!region) throw new Error("environment variable AWS_REGION must be set");
   const issuer = required(env, "JWT_ISSUER");
   const storeDeadlineMs = positiveInteger(env, "STORE_DEADLINE_MS", DEFAULT_STORE_DEADLINE_MS);

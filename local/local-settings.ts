@@ -1,9 +1,7 @@
 /** The local run's settings from the environment, shared by `npm start`, `npm run token` and `npm run invoke`. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { httpUrlFrom, isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
-
-type Environment = Record<string, string | undefined>;
+import { type Environment, httpUrlFrom, isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_TABLE_NAME = "plants";
