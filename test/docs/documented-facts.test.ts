@@ -163,7 +163,9 @@ const FACTS: readonly DocumentedFact[] = [
     statedIn: {
       "docs/DEPLOY.md": [
         says`| \`memorySize\` | \`${N}\` |`,
-        says`the average billed duration in ms at ${N} MB`,
+        // The cost per create is worked out at the default memory: its table's heading and its GB.
+        says`${N} MB: | Item | Per million creates |`,
+        { ...says`X/1000 s × ${N} GB ×`, unit: 1024 },
       ],
     },
   },
