@@ -48,19 +48,9 @@ export class PlantStoreAlarms extends Construct {
       5,
       `${describeRoutes()} answered 5xx`,
     );
-    // Errors counts crashes and timeouts only: the handler turns every expected failure into an answer.
-    // Counted for the alias's current version only (ExecutedVersion): while CodeDeploy shifts traffic,
-    // the new version's crashes roll it back and the old version's do not.
     this.functionErrors = this.alarmOnSum(
       "FunctionErrors",
-      liveAlias.metricErrors({
-        period: PERIOD,
-        dimensionsMap: {
-          FunctionName: handler.functionName,
-          Resource: `${handler.functionName}:${liveAlias.aliasName}`,
-          ExecutedVersion: liveAlias.version.version,
-        },
-      }),
+      liveVersionErrors(handler, liveAlias),
       1,
       "Handler crashed (the live alias's current version)",
     );
@@ -91,11 +81,14 @@ export class PlantStoreAlarms extends Construct {
       ),
     ];
 
-    if (props.alarmEmail !== undefined) {
-      const topic = new Topic(this, "AlarmTopic", { displayName: "Plant Store alarms", enforceSSL: true });
-      topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
-    }
+    if (props.alarmEmail !== undefined) this.notifyByEmail(props.alarmEmail);
+  }
+
+  /** One SNS topic, subscribed by the address, that every alarm notifies. */
+  private notifyByEmail(alarmEmail: string): void {
+    const topic = new Topic(this, "AlarmTopic", { displayName: "Plant Store alarms", enforceSSL: true });
+    topic.addSubscription(new EmailSubscription(alarmEmail));
+    for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
   }
 
   private alarmOnSum(id: string, metric: IMetric, threshold: number, description: string): Alarm {
@@ -108,4 +101,20 @@ export class PlantStoreAlarms extends Construct {
       alarmDescription: `${description} (sum >= ${threshold} in ${PERIOD.toMinutes()} minutes)`,
     });
   }
+}
+
+/**
+ * Errors counts crashes and timeouts only: the handler turns every expected failure into an answer.
+ * Counted for the alias's current version only (ExecutedVersion): while CodeDeploy shifts traffic,
+ * the new version's crashes roll it back and the old version's do not.
+ */
+function liveVersionErrors(handler: IFunction, liveAlias: Alias): IMetric {
+  return liveAlias.metricErrors({
+    period: PERIOD,
+    dimensionsMap: {
+      FunctionName: handler.functionName,
+      Resource: `${handler.functionName}:${liveAlias.aliasName}`,
+      ExecutedVersion: liveAlias.version.version,
+    },
+  });
 }

@@ -9,7 +9,13 @@ import {
   type UserPoolDomain,
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
-import { RESOURCE_SERVER_IDENTIFIER, WRITE_SCOPE_NAME } from "./stack-outputs.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+
+/**
+ * The scope the handler requires by default, as Cognito builds it: `<resource server identifier>/<scope
+ * name>`, so that the pool's tokens carry exactly DEFAULT_REQUIRED_SCOPE.
+ */
+const [RESOURCE_SERVER_IDENTIFIER = "", WRITE_SCOPE_NAME = ""] = DEFAULT_REQUIRED_SCOPE.split("/");
 
 export interface CognitoTokenIssuerProps {
   /** Globally unique (per region) prefix of the Cognito domain; derived when absent. */
@@ -18,7 +24,7 @@ export interface CognitoTokenIssuerProps {
 
 /**
  * A user pool that exists only to issue machine tokens: one confidential app client that may use the
- * client-credentials grant for the `plants/write` scope. Nobody signs up or signs in.
+ * client-credentials grant for the scope the handler requires (DEFAULT_REQUIRED_SCOPE). Nobody signs up or signs in.
  */
 export class CognitoTokenIssuer extends Construct {
   readonly userPool: UserPool;
@@ -31,7 +37,22 @@ export class CognitoTokenIssuer extends Construct {
   constructor(scope: Construct, id: string, props: CognitoTokenIssuerProps) {
     super(scope, id);
 
-    this.userPool = new UserPool(this, "UserPool", {
+    this.userPool = this.createUserPool();
+    this.client = addMachineClient(this.userPool);
+
+    this.domain = this.userPool.addDomain("Domain", {
+      cognitoDomain: { domainPrefix: props.domainPrefix ?? derivedDomainPrefix(this) },
+    });
+
+    const stack = Stack.of(this);
+    // Built by hand because the handler compares it with `iss` byte for byte.
+    this.issuerUrl = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
+    this.tokenEndpoint = `${this.domain.baseUrl()}/oauth2/token`;
+  }
+
+  /** A pool without users or sign-in: it only holds the machine client. */
+  private createUserPool(): UserPool {
+    const userPool = new UserPool(this, "UserPool", {
       selfSignUpEnabled: false,
       accountRecovery: AccountRecovery.NONE,
       // Essentials is the default plan; client-credentials grants are billed per token request on any plan.
@@ -46,7 +67,7 @@ export class CognitoTokenIssuer extends Construct {
       // The pool holds no user data, only the client; a new deployment issues a new client id and secret.
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    Validations.of(this.userPool).acknowledge(
+    Validations.of(userPool).acknowledge(
       {
         id: "AwsSolutions-COG2",
         reason:
@@ -60,46 +81,41 @@ export class CognitoTokenIssuer extends Construct {
           "tokens, so Plus would add cost and no protection.",
       },
     );
-
-    const writeScope = new ResourceServerScope({
-      scopeName: WRITE_SCOPE_NAME,
-      scopeDescription: "Create plants",
-    });
-    const resourceServer = this.userPool.addResourceServer("PlantsResourceServer", {
-      identifier: RESOURCE_SERVER_IDENTIFIER,
-      userPoolResourceServerName: "Plant Store API",
-      scopes: [writeScope],
-    });
-
-    this.client = this.userPool.addClient("MachineClient", {
-      generateSecret: true,
-      // A non-empty authFlows makes CDK list the flows explicitly; with every user flow off only
-      // ALLOW_REFRESH_TOKEN_AUTH remains, and the client-credentials grant never issues refresh tokens.
-      authFlows: {
-        userSrp: false,
-        custom: false,
-        userPassword: false,
-        adminUserPassword: false,
-        user: false,
-      },
-      oAuth: {
-        flows: { clientCredentials: true },
-        scopes: [OAuthScope.resourceServer(resourceServer, writeScope)],
-      },
-      accessTokenValidity: Duration.hours(1),
-      enableTokenRevocation: true,
-      preventUserExistenceErrors: true,
-    });
-
-    this.domain = this.userPool.addDomain("Domain", {
-      cognitoDomain: { domainPrefix: props.domainPrefix ?? derivedDomainPrefix(this) },
-    });
-
-    const stack = Stack.of(this);
-    // Built by hand because the handler compares it with `iss` byte for byte.
-    this.issuerUrl = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
-    this.tokenEndpoint = `${this.domain.baseUrl()}/oauth2/token`;
+    return userPool;
   }
+}
+
+/** The one confidential client: the client-credentials grant for the write scope, nothing else. */
+function addMachineClient(userPool: UserPool): UserPoolClient {
+  const writeScope = new ResourceServerScope({
+    scopeName: WRITE_SCOPE_NAME,
+    scopeDescription: "Create plants",
+  });
+  const resourceServer = userPool.addResourceServer("PlantsResourceServer", {
+    identifier: RESOURCE_SERVER_IDENTIFIER,
+    userPoolResourceServerName: "Plant Store API",
+    scopes: [writeScope],
+  });
+
+  return userPool.addClient("MachineClient", {
+    generateSecret: true,
+    // A non-empty authFlows makes CDK list the flows explicitly; with every user flow off only
+    // ALLOW_REFRESH_TOKEN_AUTH remains, and the client-credentials grant never issues refresh tokens.
+    authFlows: {
+      userSrp: false,
+      custom: false,
+      userPassword: false,
+      adminUserPassword: false,
+      user: false,
+    },
+    oAuth: {
+      flows: { clientCredentials: true },
+      scopes: [OAuthScope.resourceServer(resourceServer, writeScope)],
+    },
+    accessTokenValidity: Duration.hours(1),
+    enableTokenRevocation: true,
+    preventUserExistenceErrors: true,
+  });
 }
 
 /**

@@ -1,4 +1,7 @@
-import { DEFAULT_STACK_NAME, WRITE_SCOPE } from "./stack-outputs.ts";
+import { commaList } from "../lambda/comma-list.ts";
+import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
 /** Tokens come from the Cognito user pool the stack creates. */
 export interface CognitoIssuerConfig {
@@ -79,7 +82,6 @@ export const CONTEXT_DEFAULTS = {
   deployment: "canary",
   throttleRateLimit: 50,
   throttleBurstLimit: 100,
-  requiredScope: WRITE_SCOPE,
 } as const;
 
 /** A context value or combination the stack refuses; its message names the option and what is wrong. */
@@ -186,7 +188,7 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
  * `*` alone allows every origin.
  */
 function readOrigins(commaSeparated: string): string[] {
-  const origins = splitList(commaSeparated);
+  const origins = commaList(commaSeparated);
   for (const entry of origins) {
     if (entry === "*") continue;
     const url = URL.canParse(entry) ? new URL(entry) : undefined;
@@ -216,37 +218,49 @@ function likelyOrigin(entry: string, url: URL | undefined): string | undefined {
     : undefined;
 }
 
-/** DynamoDB table names: 3 to 255 letters, digits, `_`, `-` and `.`. */
 function readExistingTableName(readContext: ContextReader): string | undefined {
   const tableName = optionalString(readContext, "tableName");
-  if (tableName !== undefined && !/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
-    throw new ContextError(
-      `Context "tableName" must be a DynamoDB table name (3 to 255 letters, digits, _ - .), got "${tableName}"`,
-    );
+  if (tableName !== undefined && !isTableName(tableName)) {
+    throw new ContextError(`Context "tableName" must be ${TABLE_NAME_RULE}, got "${tableName}"`);
   }
   return tableName;
 }
 
+/** The stack's own Cognito issuer, or with `-c issuer=…` the user's, with what each of them needs. */
 function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | ExternalIssuerConfig {
   const issuer = optionalString(readContext, "issuer");
-  const audience = optionalString(readContext, "audience");
-  const clientIds = optionalString(readContext, "clientIds");
-  const jwksUrl = optionalString(readContext, "jwksUrl");
-  const requiredScope = optionalString(readContext, "requiredScope");
+  const external: ExternalIssuerOptions = {
+    audience: optionalString(readContext, "audience"),
+    clientIds: optionalString(readContext, "clientIds"),
+    jwksUrl: optionalString(readContext, "jwksUrl"),
+    requiredScope: optionalString(readContext, "requiredScope"),
+  };
   const domainPrefix = optionalString(readContext, "cognitoDomainPrefix");
+  if (issuer !== undefined) return readExternalIssuer(issuer, external, domainPrefix);
 
-  if (issuer === undefined) {
-    const externalOnly = { audience, clientIds, jwksUrl, requiredScope };
-    const stray = Object.entries(externalOnly).find(([, value]) => value !== undefined);
-    if (stray) {
-      throw new ContextError(`Context "${stray[0]}" only applies with "issuer" (bring your own OIDC issuer)`);
-    }
-    if (domainPrefix !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) {
-      throw new ContextError(`Context "cognitoDomainPrefix" must be lowercase letters, digits and hyphens`);
-    }
-    return { kind: "cognito", domainPrefix };
+  const stray = Object.entries(external).find(([, value]) => value !== undefined);
+  if (stray) {
+    throw new ContextError(`Context "${stray[0]}" only applies with "issuer" (bring your own OIDC issuer)`);
   }
+  if (domainPrefix !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) {
+    throw new ContextError(`Context "cognitoDomainPrefix" must be lowercase letters, digits and hyphens`);
+  }
+  return { kind: "cognito", domainPrefix };
+}
 
+/** The context options that only apply with `issuer`. */
+interface ExternalIssuerOptions {
+  readonly audience: string | undefined;
+  readonly clientIds: string | undefined;
+  readonly jwksUrl: string | undefined;
+  readonly requiredScope: string | undefined;
+}
+
+function readExternalIssuer(
+  issuer: string,
+  { audience, clientIds, jwksUrl, requiredScope }: ExternalIssuerOptions,
+  domainPrefix: string | undefined,
+): ExternalIssuerConfig {
   if (domainPrefix !== undefined) {
     throw new ContextError(
       `Context "cognitoDomainPrefix" does not apply with "issuer": no user pool is created`,
@@ -268,7 +282,7 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
     audience,
     clientIds,
     jwksUrl,
-    requiredScope: requiredScope ?? CONTEXT_DEFAULTS.requiredScope,
+    requiredScope: requiredScope ?? DEFAULT_REQUIRED_SCOPE,
   };
 }
 
@@ -369,13 +383,6 @@ function optionalIntegerInRange(
     );
   }
   return parsed;
-}
-
-function splitList(commaSeparated: string): string[] {
-  return commaSeparated
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
 }
 
 function requireHttpsUrl(key: string, value: string): void {

@@ -6,6 +6,7 @@ import {
   GraphWidget,
   type IAlarm,
   type IMetric,
+  type IWidget,
   LogQueryVisualizationType,
   LogQueryWidget,
   Metric,
@@ -46,88 +47,14 @@ export class PlantStoreDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: PlantStoreDashboardProps) {
     super(scope, id);
-    const { api, handler, table } = props;
     const region = Stack.of(this).region;
 
     this.dashboard = new Dashboard(this, "Dashboard", {
       defaultInterval: Duration.hours(3),
       widgets: [
-        [
-          graph("API requests and errors", [
-            api.metricCount({ period: PERIOD, statistic: "Sum", label: "requests" }),
-            api.metricClientError({ period: PERIOD, label: "4xx" }),
-            api.metricServerError({ period: PERIOD, label: "5xx" }),
-          ]),
-          graph("API latency (ms)", [
-            api.metricLatency({ period: PERIOD, statistic: "p50", label: "API p50" }),
-            api.metricLatency({ period: PERIOD, statistic: "p99", label: "API p99" }),
-            api.metricIntegrationLatency({ period: PERIOD, statistic: "p50", label: "integration p50" }),
-            api.metricIntegrationLatency({ period: PERIOD, statistic: "p99", label: "integration p99" }),
-          ]),
-          new AlarmStatusWidget({ title: "Alarms", alarms: props.alarms, width: WIDTH, height: HEIGHT }),
-        ],
-        [
-          graph("Function duration (ms)", [
-            handler.metricDuration({ period: PERIOD, statistic: "p50", label: "p50" }),
-            handler.metricDuration({ period: PERIOD, statistic: "p99", label: "p99" }),
-            handler.metricDuration({ period: PERIOD, statistic: "Maximum", label: "max" }),
-          ]),
-          new LogQueryWidget({
-            title: "Cold starts: init duration (ms) from the function's REPORT records",
-            logGroupNames: [props.handlerLogGroup.logGroupName],
-            queryString: INIT_DURATION_QUERY,
-            view: LogQueryVisualizationType.TABLE,
-            width: WIDTH,
-            height: HEIGHT,
-          }),
-          graph("Function invocations, errors, throttles", [
-            handler.metricInvocations({ period: PERIOD, label: "invocations" }),
-            handler.metricErrors({ period: PERIOD, label: "errors" }),
-            handler.metricThrottles({ period: PERIOD, label: "throttles" }),
-          ]),
-        ],
-        [
-          graph("Concurrent executions (max)", [
-            handler.metric("ConcurrentExecutions", {
-              period: PERIOD,
-              statistic: "Maximum",
-              label: "function",
-            }),
-            new Metric({
-              namespace: "AWS/Lambda",
-              metricName: "ConcurrentExecutions",
-              period: PERIOD,
-              statistic: "Maximum",
-              label: "account, all functions",
-            }),
-          ]),
-          graph(
-            "Outcomes (business metrics, per minute)",
-            METRIC_NAMES.map(
-              (metricName) =>
-                new Metric({
-                  namespace: METRICS_NAMESPACE,
-                  metricName,
-                  dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
-                  period: PERIOD,
-                  statistic: "Sum",
-                  label: metricName,
-                }),
-            ),
-          ),
-          graph("DynamoDB writes and throttles", [
-            table.metricConsumedWriteCapacityUnits({ period: PERIOD, label: "consumed write units" }),
-            table.metricConsumedReadCapacityUnits({ period: PERIOD, label: "consumed read units" }),
-            table.metricThrottledRequestsForOperation(Operation.PUT_ITEM, {
-              period: PERIOD,
-              label: "throttled PutItem",
-            }),
-            table.metricThrottledRequestsForOperation(Operation.GET_ITEM, {
-              period: PERIOD,
-              label: "throttled GetItem",
-            }),
-          ]),
-        ],
+        apiRow(props.api, props.alarms),
+        functionRow(props.handler, props.handlerLogGroup),
+        usageRow(props),
       ],
     });
 
@@ -135,6 +62,92 @@ export class PlantStoreDashboard extends Construct {
       `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}` +
       `#dashboards:name=${this.dashboard.dashboardName}`;
   }
+}
+
+/** What callers see: requests and errors, latency, and the alarms' states. */
+function apiRow(api: HttpApi, alarms: IAlarm[]): IWidget[] {
+  return [
+    graph("API requests and errors", [
+      api.metricCount({ period: PERIOD, statistic: "Sum", label: "requests" }),
+      api.metricClientError({ period: PERIOD, label: "4xx" }),
+      api.metricServerError({ period: PERIOD, label: "5xx" }),
+    ]),
+    graph("API latency (ms)", [
+      api.metricLatency({ period: PERIOD, statistic: "p50", label: "API p50" }),
+      api.metricLatency({ period: PERIOD, statistic: "p99", label: "API p99" }),
+      api.metricIntegrationLatency({ period: PERIOD, statistic: "p50", label: "integration p50" }),
+      api.metricIntegrationLatency({ period: PERIOD, statistic: "p99", label: "integration p99" }),
+    ]),
+    new AlarmStatusWidget({ title: "Alarms", alarms, width: WIDTH, height: HEIGHT }),
+  ];
+}
+
+/** The function: duration, cold starts (from its log), invocations, errors and throttles. */
+function functionRow(handler: IFunction, handlerLogGroup: ILogGroup): IWidget[] {
+  return [
+    graph("Function duration (ms)", [
+      handler.metricDuration({ period: PERIOD, statistic: "p50", label: "p50" }),
+      handler.metricDuration({ period: PERIOD, statistic: "p99", label: "p99" }),
+      handler.metricDuration({ period: PERIOD, statistic: "Maximum", label: "max" }),
+    ]),
+    new LogQueryWidget({
+      title: "Cold starts: init duration (ms) from the function's REPORT records",
+      logGroupNames: [handlerLogGroup.logGroupName],
+      queryString: INIT_DURATION_QUERY,
+      view: LogQueryVisualizationType.TABLE,
+      width: WIDTH,
+      height: HEIGHT,
+    }),
+    graph("Function invocations, errors, throttles", [
+      handler.metricInvocations({ period: PERIOD, label: "invocations" }),
+      handler.metricErrors({ period: PERIOD, label: "errors" }),
+      handler.metricThrottles({ period: PERIOD, label: "throttles" }),
+    ]),
+  ];
+}
+
+/** Capacity and outcomes: concurrency against the account's, the business metrics, the table. */
+function usageRow({ handler, table }: PlantStoreDashboardProps): IWidget[] {
+  return [
+    graph("Concurrent executions (max)", [
+      handler.metric("ConcurrentExecutions", { period: PERIOD, statistic: "Maximum", label: "function" }),
+      new Metric({
+        namespace: "AWS/Lambda",
+        metricName: "ConcurrentExecutions",
+        period: PERIOD,
+        statistic: "Maximum",
+        label: "account, all functions",
+      }),
+    ]),
+    graph("Outcomes (business metrics, per minute)", outcomeMetrics(handler)),
+    graph("DynamoDB writes and throttles", [
+      table.metricConsumedWriteCapacityUnits({ period: PERIOD, label: "consumed write units" }),
+      table.metricConsumedReadCapacityUnits({ period: PERIOD, label: "consumed read units" }),
+      table.metricThrottledRequestsForOperation(Operation.PUT_ITEM, {
+        period: PERIOD,
+        label: "throttled PutItem",
+      }),
+      table.metricThrottledRequestsForOperation(Operation.GET_ITEM, {
+        period: PERIOD,
+        label: "throttled GetItem",
+      }),
+    ]),
+  ];
+}
+
+/** One series per business metric the handler publishes (lambda/metrics.ts), for this function. */
+function outcomeMetrics(handler: IFunction): IMetric[] {
+  return METRIC_NAMES.map(
+    (metricName) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
+        period: PERIOD,
+        statistic: "Sum",
+        label: metricName,
+      }),
+  );
 }
 
 function graph(title: string, metrics: IMetric[]): GraphWidget {

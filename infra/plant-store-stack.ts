@@ -15,7 +15,7 @@ import { Alias, Architecture, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lam
 import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-import { DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
+import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
 import { HANDLER_ENTRY, HANDLER_EXPORT } from "../tools/bundle-options.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
@@ -25,7 +25,7 @@ import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
-import { OUTPUT_KEYS, WRITE_SCOPE } from "./stack-outputs.ts";
+import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
@@ -41,6 +41,27 @@ export const STORE_DEADLINE = Duration.millis(DEFAULT_STORE_DEADLINE_MS);
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
+/** The function and what it runs with: its log group, its role, and the alias the API invokes. */
+interface HandlerParts {
+  readonly handler: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly liveAlias: Alias;
+}
+
+/** The HTTP API, its one stage and the stage's access log. */
+interface ApiParts {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogGroup: LogGroup;
+}
+
+/** The Cognito issuer (unless the user brings one) and the environment that tells the handler about it. */
+interface TokenVerification {
+  readonly cognitoIssuer: CognitoTokenIssuer | undefined;
+  readonly issuerUrl: string;
+  readonly environment: Record<string, string>;
+}
+
 /** POST /plants: HTTP API -> Lambda -> DynamoDB, with a Cognito user pool issuing machine tokens by default. */
 export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
@@ -48,97 +69,11 @@ export class PlantStoreStack extends Stack {
     const { config } = props;
 
     const table = this.createOrImportTable(config.existingTableName);
-
     const tokenVerification = this.createTokenVerification(config.tokenIssuer);
-
-    const functionLogGroup = new LogGroup(this, "HandlerLogGroup", {
-      retention: LOG_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    // A role of our own instead of the default one, which carries the AWSLambdaBasicExecutionRole managed
-    // policy (log writes to every log group in the account): this one writes to its own and touches one table.
-    const handlerRole = new Role(this, "HandlerRole", {
-      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Plant Store handler: its log group, PutItem and GetItem on the plants table",
-    });
-    functionLogGroup.grantWrite(handlerRole);
-    handlerRole.addToPrincipalPolicy(
-      new PolicyStatement({
-        // PutItem stores a plant; GetItem (after a failed condition) tells a replay from a conflict.
-        actions: ["dynamodb:PutItem", "dynamodb:GetItem"],
-        resources: [table.tableArn],
-      }),
-    );
-
-    const handler = new NodejsFunction(this, "Handler", {
-      entry: HANDLER_ENTRY,
-      handler: HANDLER_EXPORT,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: config.memorySizeMb,
-      timeout: FUNCTION_TIMEOUT,
-      reservedConcurrentExecutions: config.reservedConcurrency,
-      role: handlerRole,
-      logGroup: functionLogGroup,
-      loggingFormat: LoggingFormat.JSON,
-      bundling: bundlingFromBundleOptions(),
-      // Not NODE_OPTIONS=--enable-source-maps: it adds ~3.5 ms to every cold start (measured, ~40% of
-      // the import). Stacks in the log are of the minified bundle; index.mjs.map ships beside it.
-      environment: {
-        TABLE_NAME: table.tableName,
-        ...tokenVerification.environment,
-        STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
-      },
-    });
-
-    // The API invokes the alias, never $LATEST: a deploy publishes a version and CodeDeploy moves the alias.
-    const liveAlias = new Alias(this, "LiveAlias", {
-      aliasName: LIVE_ALIAS_NAME,
-      version: handler.currentVersion,
-    });
-
-    const api = new HttpApi(this, "Api", {
-      description: `Plant Store: ${describeRoutes()}`,
-      createDefaultStage: false,
-      corsPreflight:
-        config.corsAllowOrigins === undefined
-          ? undefined
-          : {
-              allowOrigins: config.corsAllowOrigins,
-              allowMethods: [...new Set(ROUTES.map(({ method }) => CorsHttpMethod[method]))],
-              allowHeaders: ["authorization", "content-type"],
-              maxAge: Duration.hours(1),
-            },
-    });
-    // One gateway route per operation of the table; the function serves them all.
-    const integration = new HttpLambdaIntegration("HandlerIntegration", liveAlias, {
-      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
-    });
-    for (const { method, path } of ROUTES) {
-      api.addRoutes({ path, methods: [HttpMethod[method]], integration });
-    }
-    Validations.of(api).acknowledge({
-      id: "AwsSolutions-APIG4",
-      reason:
-        "The handler authorizes every request itself (JWT signature, issuer, client or audience, scope) " +
-        "so that a missing or bad token gets the spec's Error body and a WWW-Authenticate header; a " +
-        "gateway authorizer answers with its own body.",
-    });
-
-    const accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
-      retention: LOG_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const stage = new HttpStage(this, "DefaultStage", {
-      httpApi: api,
-      stageName: "$default",
-      autoDeploy: true,
-      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogGroup),
-        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
-      },
-    });
+    const handlerParts = this.createHandler(config, table, tokenVerification.environment);
+    const apiParts = this.createApi(config, handlerParts.liveAlias);
+    const { handler, liveAlias } = handlerParts;
+    const { api, stage } = apiParts;
 
     const alarms = new PlantStoreAlarms(this, "Alarms", {
       api,
@@ -155,53 +90,16 @@ export class PlantStoreStack extends Stack {
     const dashboard = new PlantStoreDashboard(this, "Dashboard", {
       api,
       handler,
-      handlerLogGroup: functionLogGroup,
+      handlerLogGroup: handlerParts.logGroup,
       table,
       alarms: alarms.alarms,
     });
-
     const customDomain =
       config.customDomain === undefined
         ? undefined
         : new CustomDomain(this, "CustomDomain", { config: config.customDomain, api, stage });
 
-    new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
-      // The $default stage has no path segment of its own.
-      value: customDomain?.plantsUrl ?? `${api.apiEndpoint}/plants`,
-      description: "POST a NewPlant here with Authorization: Bearer <access token>",
-    });
-    if (customDomain?.dnsTargetToSet !== undefined) {
-      new CfnOutput(this, OUTPUT_KEYS.customDomainTarget, {
-        value: customDomain.dnsTargetToSet,
-        description: "Point the custom domain's DNS record here (a CNAME, or an alias record)",
-      });
-    }
-    new CfnOutput(this, OUTPUT_KEYS.dashboardUrl, { value: dashboard.url });
-    new CfnOutput(this, OUTPUT_KEYS.deploymentApplication, {
-      value: rollout.deploymentGroup.application.applicationName,
-    });
-    new CfnOutput(this, OUTPUT_KEYS.deploymentGroup, {
-      value: rollout.deploymentGroup.deploymentGroupName,
-      description: "The CodeDeploy deployment group that moves the live alias from version to version",
-    });
-    new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
-    new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
-    new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: functionLogGroup.logGroupName });
-    new CfnOutput(this, OUTPUT_KEYS.accessLogGroupName, { value: accessLogGroup.logGroupName });
-    const { cognitoIssuer: issuer } = tokenVerification;
-    if (issuer) {
-      const { userPoolId } = issuer.userPool;
-      const clientId = issuer.client.userPoolClientId;
-      new CfnOutput(this, OUTPUT_KEYS.tokenEndpoint, { value: issuer.tokenEndpoint });
-      new CfnOutput(this, OUTPUT_KEYS.clientId, { value: clientId });
-      new CfnOutput(this, OUTPUT_KEYS.userPoolId, { value: userPoolId });
-      new CfnOutput(this, OUTPUT_KEYS.clientSecretCommand, {
-        value:
-          `aws cognito-idp describe-user-pool-client --region ${this.region} --user-pool-id ${userPoolId} ` +
-          `--client-id ${clientId} --query UserPoolClient.ClientSecret --output text`,
-        description: "Prints the app client's secret (the secret itself is never an output)",
-      });
-    }
+    this.addOutputs({ table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification });
   }
 
   /**
@@ -227,12 +125,167 @@ export class PlantStoreStack extends Stack {
     });
   }
 
-  /** The Cognito issuer (unless the user brings one) and the environment that tells the handler about it. */
-  private createTokenVerification(tokenIssuer: PlantStoreConfig["tokenIssuer"]): {
-    cognitoIssuer: CognitoTokenIssuer | undefined;
-    issuerUrl: string;
-    environment: Record<string, string>;
-  } {
+  /** The function, published as a version behind the alias the API invokes, with its own log group and role. */
+  private createHandler(
+    config: PlantStoreConfig,
+    table: TableBase,
+    tokenEnvironment: Record<string, string>,
+  ): HandlerParts {
+    const logGroup = new LogGroup(this, "HandlerLogGroup", {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const handler = new NodejsFunction(this, "Handler", {
+      entry: HANDLER_ENTRY,
+      handler: HANDLER_EXPORT,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: config.memorySizeMb,
+      timeout: FUNCTION_TIMEOUT,
+      reservedConcurrentExecutions: config.reservedConcurrency,
+      role: this.createHandlerRole(logGroup, table),
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      bundling: bundlingFromBundleOptions(),
+      // Not NODE_OPTIONS=--enable-source-maps: it adds ~3.5 ms to every cold start (measured, ~40% of
+      // the import). Stacks in the log are of the minified bundle; index.mjs.map ships beside it.
+      environment: {
+        TABLE_NAME: table.tableName,
+        ...tokenEnvironment,
+        STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
+      },
+    });
+    // The API invokes the alias, never $LATEST: a deploy publishes a version and CodeDeploy moves the alias.
+    const liveAlias = new Alias(this, "LiveAlias", {
+      aliasName: LIVE_ALIAS_NAME,
+      version: handler.currentVersion,
+    });
+    return { handler, logGroup, liveAlias };
+  }
+
+  /**
+   * A role of our own instead of the default one, which carries the AWSLambdaBasicExecutionRole managed
+   * policy (log writes to every log group in the account): this one writes to its own and touches one table.
+   */
+  private createHandlerRole(logGroup: LogGroup, table: TableBase): Role {
+    const role = new Role(this, "HandlerRole", {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+      description: "Plant Store handler: its log group, PutItem and GetItem on the plants table",
+    });
+    logGroup.grantWrite(role);
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        // PutItem stores a plant; GetItem (after a failed condition) tells a replay from a conflict.
+        actions: ["dynamodb:PutItem", "dynamodb:GetItem"],
+        resources: [table.tableArn],
+      }),
+    );
+    return role;
+  }
+
+  /** The HTTP API: one gateway route per operation of the routes table, all served by the live alias. */
+  private createApi(config: PlantStoreConfig, liveAlias: Alias): ApiParts {
+    const api = new HttpApi(this, "Api", {
+      description: `Plant Store: ${describeRoutes()}`,
+      createDefaultStage: false,
+      corsPreflight:
+        config.corsAllowOrigins === undefined
+          ? undefined
+          : {
+              allowOrigins: config.corsAllowOrigins,
+              allowMethods: [...new Set(ROUTES.map(({ method }) => CorsHttpMethod[method]))],
+              allowHeaders: ["authorization", "content-type"],
+              maxAge: Duration.hours(1),
+            },
+    });
+    const integration = new HttpLambdaIntegration("HandlerIntegration", liveAlias, {
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+    });
+    for (const { method, path } of ROUTES) {
+      api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+    }
+    Validations.of(api).acknowledge({
+      id: "AwsSolutions-APIG4",
+      reason:
+        "The handler authorizes every request itself (JWT signature, issuer, client or audience, scope) " +
+        "so that a missing or bad token gets the spec's Error body and a WWW-Authenticate header; a " +
+        "gateway authorizer answers with its own body.",
+    });
+    return { api, ...this.createStage(config, api) };
+  }
+
+  /** The `$default` stage: deployed on every change, throttled, one JSON access-log line per request. */
+  private createStage(config: PlantStoreConfig, api: HttpApi): Omit<ApiParts, "api"> {
+    const accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const stage = new HttpStage(this, "DefaultStage", {
+      httpApi: api,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogGroup),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+    return { stage, accessLogGroup };
+  }
+
+  /** What `npm run token -- --stack`, docs/DEPLOY.md and the operator read after a deploy. */
+  private addOutputs(parts: {
+    table: TableBase;
+    handlerParts: HandlerParts;
+    apiParts: ApiParts;
+    dashboard: PlantStoreDashboard;
+    rollout: SafeRollout;
+    customDomain: CustomDomain | undefined;
+    tokenVerification: TokenVerification;
+  }): void {
+    const { table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification } = parts;
+    new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
+      // The $default stage has no path segment of its own.
+      value: customDomain?.plantsUrl ?? `${apiParts.api.apiEndpoint}/plants`,
+      description: "POST a NewPlant here with Authorization: Bearer <access token>",
+    });
+    if (customDomain?.dnsTargetToSet !== undefined) {
+      new CfnOutput(this, OUTPUT_KEYS.customDomainTarget, {
+        value: customDomain.dnsTargetToSet,
+        description: "Point the custom domain's DNS record here (a CNAME, or an alias record)",
+      });
+    }
+    new CfnOutput(this, OUTPUT_KEYS.dashboardUrl, { value: dashboard.url });
+    new CfnOutput(this, OUTPUT_KEYS.deploymentApplication, {
+      value: rollout.deploymentGroup.application.applicationName,
+    });
+    new CfnOutput(this, OUTPUT_KEYS.deploymentGroup, {
+      value: rollout.deploymentGroup.deploymentGroupName,
+      description: "The CodeDeploy deployment group that moves the live alias from version to version",
+    });
+    new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
+    new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
+    new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: handlerParts.logGroup.logGroupName });
+    new CfnOutput(this, OUTPUT_KEYS.accessLogGroupName, { value: apiParts.accessLogGroup.logGroupName });
+    if (tokenVerification.cognitoIssuer) this.addCognitoOutputs(tokenVerification.cognitoIssuer);
+  }
+
+  /** How to get a token from the stack's own issuer; the client secret itself is never an output. */
+  private addCognitoOutputs(issuer: CognitoTokenIssuer): void {
+    const { userPoolId } = issuer.userPool;
+    const clientId = issuer.client.userPoolClientId;
+    new CfnOutput(this, OUTPUT_KEYS.tokenEndpoint, { value: issuer.tokenEndpoint });
+    new CfnOutput(this, OUTPUT_KEYS.clientId, { value: clientId });
+    new CfnOutput(this, OUTPUT_KEYS.userPoolId, { value: userPoolId });
+    new CfnOutput(this, OUTPUT_KEYS.clientSecretCommand, {
+      value:
+        `aws cognito-idp describe-user-pool-client --region ${this.region} --user-pool-id ${userPoolId} ` +
+        `--client-id ${clientId} --query UserPoolClient.ClientSecret --output text`,
+      description: "Prints the app client's secret (the secret itself is never an output)",
+    });
+  }
+
+  private createTokenVerification(tokenIssuer: PlantStoreConfig["tokenIssuer"]): TokenVerification {
     if (tokenIssuer.kind === "external") {
       return {
         cognitoIssuer: undefined,
@@ -256,7 +309,7 @@ export class PlantStoreStack extends Stack {
         JWT_ISSUER: cognitoIssuer.issuerUrl,
         // Cognito client-credentials access tokens carry no aud; client_id names the app client.
         JWT_CLIENT_IDS: cognitoIssuer.client.userPoolClientId,
-        REQUIRED_SCOPE: WRITE_SCOPE,
+        REQUIRED_SCOPE: DEFAULT_REQUIRED_SCOPE,
       },
     };
   }

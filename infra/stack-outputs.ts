@@ -2,8 +2,6 @@
  * Names shared by the stack (which writes them) and `local/stack-token.ts` (which reads them).
  * Kept free of aws-cdk-lib so the token script loads quickly.
  */
-import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
-
 export const DEFAULT_STACK_NAME = "PlantStore";
 
 export const OUTPUT_KEYS = {
@@ -22,7 +20,3 @@ export const OUTPUT_KEYS = {
   functionLogGroupName: "FunctionLogGroupName",
   accessLogGroupName: "AccessLogGroupName",
 } as const;
-
-/** The scope the handler requires by default, which a Cognito access token carries as `<resource server>/<scope name>`. */
-export const WRITE_SCOPE = DEFAULT_REQUIRED_SCOPE;
-export const [RESOURCE_SERVER_IDENTIFIER = "", WRITE_SCOPE_NAME = ""] = WRITE_SCOPE.split("/");

@@ -1,3 +1,4 @@
+import { commaList } from "./comma-list.ts";
 import {
   DEFAULT_REQUIRED_SCOPE,
   DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,
@@ -34,11 +35,20 @@ function required(env: Environment, name: string): string {
   return value;
 }
 
-function commaList(env: Environment, name: string): string[] {
-  return (env[name] ?? "")
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
+/** What DynamoDB accepts as a table name, in the words an error message uses. */
+export const TABLE_NAME_RULE = "a DynamoDB table name (3 to 255 letters, digits, _ - .)";
+
+/** Whether `name` is a DynamoDB table name: TABLE_NAME here, `-c tableName` for the stack, PLANTS_TABLE locally. */
+export function isTableName(name: string): boolean {
+  return /^[A-Za-z0-9_.-]{3,255}$/.test(name);
+}
+
+function tableNameFrom(env: Environment): string {
+  const tableName = required(env, "TABLE_NAME");
+  if (!isTableName(tableName)) {
+    throw new Error(`environment variable TABLE_NAME must be ${TABLE_NAME_RULE}, got '${tableName}'`);
+  }
+  return tableName;
 }
 
 function positiveInteger(env: Environment, name: string, fallback: number): number {
@@ -63,6 +73,11 @@ export function httpUrlFrom(name: string, value: string): string {
   return value.replace(/\/+$/, "");
 }
 
+/** The region the AWS SDKs would use: AWS_REGION, else AWS_DEFAULT_REGION; `undefined` when neither is set. */
+export function regionFrom(env: Environment): string | undefined {
+  return env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || undefined;
+}
+
 /** The DynamoDB endpoint a user set, in the SDKs' standard variables; `undefined` when neither is set. */
 function dynamoDbEndpointFrom(env: Environment): string | undefined {
   // AWS_ENDPOINT_URL_DYNAMODB is the SDKs' standard variable for a service-specific endpoint.
@@ -74,12 +89,12 @@ function dynamoDbEndpointFrom(env: Environment): string | undefined {
 }
 
 export function readConfig(env: Environment): Config {
-  const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || "";
+  const region = regionFrom(env);
   if (!region) throw new Error("environment variable AWS_REGION must be set");
   const issuer = required(env, "JWT_ISSUER");
   const storeDeadlineMs = positiveInteger(env, "STORE_DEADLINE_MS", DEFAULT_STORE_DEADLINE_MS);
-  const audiences = commaList(env, "JWT_AUDIENCE");
-  const clientIds = commaList(env, "JWT_CLIENT_IDS");
+  const audiences = commaList(env.JWT_AUDIENCE);
+  const clientIds = commaList(env.JWT_CLIENT_IDS);
   const functionName = env.AWS_LAMBDA_FUNCTION_NAME?.trim();
   // Without either, any token the issuer signs for any of its clients would be accepted. The local run
   // and tests may choose that; a deployed function may not.
@@ -87,7 +102,7 @@ export function readConfig(env: Environment): Config {
     throw new Error("environment variable JWT_CLIENT_IDS or JWT_AUDIENCE must be set in a deployed function");
   }
   return {
-    tableName: required(env, "TABLE_NAME"),
+    tableName: tableNameFrom(env),
     region,
     dynamoDbEndpoint: dynamoDbEndpointFrom(env) ?? `https://dynamodb.${region}.amazonaws.com`,
     credentials: {

@@ -1,9 +1,10 @@
 /** The Lambda environment variables the local run gives the bundled handler, as the stack gives them in AWS. */
+
+import { type Environment, regionFrom } from "../lambda/config.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { type DynamoDbIdentity, LOCAL_CREDENTIALS, LOCAL_IDENTITY, LOCAL_REGION } from "./dynamodb.ts";
 import { LOCAL_ISSUER } from "./local-issuer.ts";
-import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "./token-issuer.ts";
-
-type Environment = Record<string, string | undefined>;
+import { LOCAL_CLIENT_ID } from "./token-issuer.ts";
 
 /** The DynamoDB the handler writes to: the embedded dynalite, or the one AWS_ENDPOINT_URL_DYNAMODB names. */
 export interface StoreTarget {
@@ -21,7 +22,7 @@ export function storeIdentity(store: StoreTarget, env: Environment): DynamoDbIde
   const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
   return {
-    region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || LOCAL_REGION,
+    region: regionFrom(env) ?? LOCAL_REGION,
     credentials:
       accessKeyId && secretAccessKey
         ? { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN?.trim() || undefined }
@@ -47,6 +48,6 @@ export function handlerEnvironment(
     JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
     // Local tokens carry no audience; a value left in the user's shell must not make them all fail.
     JWT_AUDIENCE: "",
-    REQUIRED_SCOPE: DEFAULT_SCOPE,
+    REQUIRED_SCOPE: DEFAULT_REQUIRED_SCOPE,
   };
 }

@@ -1,9 +1,7 @@
 /** The local run's settings from the environment, shared by `npm start`, `npm run token` and `npm run invoke`. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { httpUrlFrom } from "../lambda/config.ts";
-
-type Environment = Record<string, string | undefined>;
+import { type Environment, httpUrlFrom, isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_TABLE_NAME = "plants";
@@ -29,11 +27,7 @@ const DATA_DIR_GITIGNORE =
 
 export function tableNameFrom(env: Environment): string {
   const tableName = env.PLANTS_TABLE?.trim() || DEFAULT_TABLE_NAME;
-  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
-    throw new Error(
-      `PLANTS_TABLE must be a DynamoDB table name (3 to 255 letters, digits, _ - .): '${tableName}'`,
-    );
-  }
+  if (!isTableName(tableName)) throw new Error(`PLANTS_TABLE must be ${TABLE_NAME_RULE}: '${tableName}'`);
   return tableName;
 }
 

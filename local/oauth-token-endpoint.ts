@@ -5,13 +5,14 @@
  * (400 invalid_request, unsupported_grant_type, invalid_scope; 401 invalid_client).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import type { HttpApiResult } from "./http-bridge.ts";
 import type { LocalClient } from "./local-client.ts";
-import { DEFAULT_SCOPE, type TokenIssuer } from "./token-issuer.ts";
+import type { TokenIssuer } from "./token-issuer.ts";
 
 export const TOKEN_PATH = "/oauth2/token";
 /** What the local client may ask for, and gets when it names no scope. */
-export const LOCAL_CLIENT_SCOPES: readonly string[] = [DEFAULT_SCOPE];
+export const LOCAL_CLIENT_SCOPES: readonly string[] = [DEFAULT_REQUIRED_SCOPE];
 /** Cognito's default access-token lifetime. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
 

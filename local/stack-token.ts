@@ -1,5 +1,6 @@
 import type { CloudFormationClient, Output } from "@aws-sdk/client-cloudformation";
-import { DEFAULT_STACK_NAME, OUTPUT_KEYS, WRITE_SCOPE } from "../infra/stack-outputs.ts";
+import { DEFAULT_STACK_NAME, OUTPUT_KEYS } from "../infra/stack-outputs.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 
 /** What a deployed stack's outputs say about getting a token. */
 export interface TokenIssuerOutputs {
@@ -138,7 +139,10 @@ export function buildTokenRequest(issuer: TokenIssuerOutputs, clientSecret: stri
         "content-type": "application/x-www-form-urlencoded",
         accept: "application/json",
       },
-      body: new URLSearchParams({ grant_type: "client_credentials", scope: WRITE_SCOPE }).toString(),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        scope: DEFAULT_REQUIRED_SCOPE,
+      }).toString(),
     },
   };
 }

@@ -7,7 +7,6 @@ import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 
 export const LOCAL_CLIENT_ID = "plant-store-local";
-export const DEFAULT_SCOPE = DEFAULT_REQUIRED_SCOPE;
 const ALGORITHM = "RS256";
 
 export interface MintOptions {
@@ -41,7 +40,7 @@ export async function createTokenIssuer(issuer: string, privateJwk: JWK): Promis
     async mint(options = {}) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({
-        scope: options.scope ?? DEFAULT_SCOPE,
+        scope: options.scope ?? DEFAULT_REQUIRED_SCOPE,
         client_id: options.clientId ?? LOCAL_CLIENT_ID,
         token_use: "access",
         ...options.extraClaims,

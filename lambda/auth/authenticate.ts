@@ -49,7 +49,7 @@ export interface AuthenticatorOptions {
   fetcher?: Fetcher;
 }
 
-const CLOCK_SKEW_SECONDS = 5;
+export const CLOCK_SKEW_SECONDS = 5;
 export const JWKS_RESPONSE_TIMEOUT_MS = 1000;
 /**
  * After a key-set fetch that did not yield the key a token names (the key is not there, or the

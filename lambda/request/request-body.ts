@@ -1,3 +1,4 @@
+import { commaList } from "../comma-list.ts";
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 16_384;
@@ -42,10 +43,7 @@ const MAX_NAMED_CODING_LENGTH = 64;
  * `identity` (RFC 9110 §8.4.1: no coding) is fine, in any case and with any whitespace, alone or listed.
  */
 function requireIdentityCoding(contentEncoding: string | undefined): void {
-  const codings = (contentEncoding ?? "")
-    .split(",")
-    .map((coding) => coding.trim())
-    .filter((coding) => coding !== "");
+  const codings = commaList(contentEncoding);
   if (codings.every((coding) => coding.toLowerCase() === "identity")) return;
   const named = codings.join(", ");
   const shown =

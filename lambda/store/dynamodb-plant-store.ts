@@ -44,7 +44,7 @@ const THROTTLING_TYPES = new Set([
 /** The statuses the SDKs count as transient faults (they cost the retry quota more). */
 const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 const CONDITION_FAILED = "ConditionalCheckFailedException";
-const STORE_RETRY_AFTER_SECONDS = 1;
+export const STORE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Backoff between attempts: full jitter over 25 ms × 2ⁿ. The cap is the SDKs' 20 s, but it never binds:

@@ -11,10 +11,10 @@ import {
   createAuthenticator,
   KEY_SET_REFETCH_INTERVAL_SECONDS,
 } from "../../lambda/auth/authenticate.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { DependencyUnavailableError, InvalidTokenError } from "../../lambda/errors.ts";
 import {
   createTokenIssuer,
-  DEFAULT_SCOPE,
   generateSigningKey,
   LOCAL_CLIENT_ID,
   type TokenIssuer,
@@ -46,7 +46,7 @@ beforeAll(async () => {
       jwksUrl: jwks.url,
       audiences: [],
       clientIds: [LOCAL_CLIENT_ID],
-      requiredScope: DEFAULT_SCOPE,
+      requiredScope: DEFAULT_REQUIRED_SCOPE,
     },
     { clock: () => now },
   );

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
-  CONTEXT_DEFAULTS,
   CONTEXT_KEYS,
   ContextError,
   readPlantStoreConfig,
   readStackName,
   refuseUnknownContextKeys,
 } from "../../infra/config.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 
 const contextOf =
   (values: Record<string, unknown>) =>
@@ -142,10 +142,9 @@ describe("readPlantStoreConfig", () => {
       });
     });
 
-    it("defaults the scope to plants/write", () => {
+    it("defaults the scope to the handler's own default, plants/write", () => {
       const config = readPlantStoreConfig(contextOf({ issuer: "https://idp.example.com", clientIds: "a" }));
-      expect(config.tokenIssuer).toMatchObject({ requiredScope: CONTEXT_DEFAULTS.requiredScope });
-      expect(CONTEXT_DEFAULTS.requiredScope).toBe("plants/write");
+      expect(config.tokenIssuer).toMatchObject({ requiredScope: DEFAULT_REQUIRED_SCOPE });
     });
 
     it("needs an audience or client ids, so tokens for other APIs fail", () => {

@@ -17,12 +17,12 @@ import {
   type TokenPolicy,
 } from "../../lambda/auth/authenticate.ts";
 import { createJwksFetcher } from "../../lambda/auth/jwks-fetcher.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import {
   createTokenIssuer,
-  DEFAULT_SCOPE,
   generateSigningKey,
   LOCAL_CLIENT_ID,
   type TokenIssuer,
@@ -76,7 +76,7 @@ function policyFor(server: JwksServer): TokenPolicy {
     jwksUrl: server.url,
     audiences: [],
     clientIds: [LOCAL_CLIENT_ID],
-    requiredScope: DEFAULT_SCOPE,
+    requiredScope: DEFAULT_REQUIRED_SCOPE,
   };
 }
 

@@ -57,6 +57,16 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...minimal, [name]: undefined })).toThrow(message);
   });
 
+  it("fails fast on a TABLE_NAME DynamoDB would refuse, as the stack and the local run do", () => {
+    expect(() => readConfig({ ...minimal, TABLE_NAME: "pl" })).toThrow(
+      "environment variable TABLE_NAME must be a DynamoDB table name (3 to 255 letters, digits, _ - .), got 'pl'",
+    );
+    expect(() => readConfig({ ...minimal, TABLE_NAME: "plants table" })).toThrow("TABLE_NAME");
+    expect(readConfig({ ...minimal, TABLE_NAME: "PlantStore-PlantsTable1A2B.v2_x" }).tableName).toBe(
+      "PlantStore-PlantsTable1A2B.v2_x",
+    );
+  });
+
   it("refuses to run deployed without a client id or an audience to check", () => {
     const deployed = { ...minimal, AWS_LAMBDA_FUNCTION_NAME: "PlantStore-Handler" };
     expect(() => readConfig(deployed)).toThrow(

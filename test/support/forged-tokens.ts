@@ -11,7 +11,8 @@ import {
   sign,
 } from "node:crypto";
 import { importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
-import { DEFAULT_SCOPE, LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
+import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";
 
 /** The claims of a good access token, a minute old and valid for an hour, with `overrides` applied. */
@@ -22,7 +23,7 @@ export function accessTokenClaims(overrides: JWTPayload = {}): JWTPayload {
     sub: LOCAL_CLIENT_ID,
     client_id: LOCAL_CLIENT_ID,
     token_use: "access",
-    scope: DEFAULT_SCOPE,
+    scope: DEFAULT_REQUIRED_SCOPE,
     iat: now - 60,
     exp: now + 3600,
     jti: randomUUID(),

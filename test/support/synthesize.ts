@@ -86,9 +86,15 @@ export function onlyLogicalId(template: Template, type: string): string {
   return ids[0];
 }
 
+/** What a reference in the handler's environment resolves to at deploy, when not an https URL. */
+const RESOLVED_AT_DEPLOY: Record<string, string> = {
+  TABLE_NAME: "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F",
+};
+
 /**
  * The environment the deployed handler starts with: the template's variables, each CloudFormation
- * reference standing for an https URL-shaped value, plus what the Lambda runtime sets.
+ * reference standing for a value of the shape it resolves to (the table's generated name, else an https
+ * URL), plus what the Lambda runtime sets.
  */
 export function deployedHandlerEnvironment(template: Template): Record<string, string> {
   const { Variables } = onlyResource(template, "AWS::Lambda::Function").Environment as {
@@ -97,7 +103,7 @@ export function deployedHandlerEnvironment(template: Template): Record<string, s
   const fromTemplate = Object.fromEntries(
     Object.entries(Variables).map(([name, value]) => [
       name,
-      typeof value === "string" ? value : "https://resolved-at-deploy.example",
+      typeof value === "string" ? value : (RESOLVED_AT_DEPLOY[name] ?? "https://resolved-at-deploy.example"),
     ]),
   );
   return {
