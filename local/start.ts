@@ -4,6 +4,10 @@ import { localClientPath } from "./local-client.ts";
 import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
 
 const dataDir = dataDirFrom(process.env);
+// Requests are served from the moment the port opens, a few file writes before the banner can name
+// everything: their lines wait for the banner, so that the banner is always the first thing printed.
+const linesBeforeBanner: string[] = [];
+let logRequest: (line: string) => void = (line) => linesBeforeBanner.push(line);
 let api: LocalApi;
 try {
   const port = portFrom(process.env);
@@ -12,6 +16,7 @@ try {
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
+    log: (line) => logRequest(line),
   }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       throw new Error(`port ${port} is in use (set PORT to another port)`);
@@ -38,6 +43,8 @@ console.log(`Plant Store API at ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
   Ctrl-C stops it.`);
+logRequest = console.log;
+for (const line of linesBeforeBanner) console.log(line);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
