@@ -1,5 +1,5 @@
 /** A virtual clock and a scripted fetch, so that the client's waits, timeouts and retries take no real time. */
-import type { Clock } from "../../client/index.ts";
+import { type Clock, systemClock } from "../../client/index.ts";
 
 interface Timer {
   at: number;
@@ -52,6 +52,36 @@ export class FakeClock implements Clock {
       this.time = Math.max(this.time, next.at);
       next.callback();
     }
+  }
+}
+
+/**
+ * Real time, except for the client's waits between attempts: a timer of at most `longestWaitMs` (a
+ * backoff, a capped Retry-After) is recorded in `waits` and fires at once, and the clock moves on by its
+ * length, as if it had been waited. Longer timers (the attempt timeouts, which the tests using this set
+ * far longer) run in real time. For the end-to-end tests, where a real server answers.
+ */
+export class SkippedWaitsClock implements Clock {
+  readonly waits: number[] = [];
+  private skippedMs = 0;
+
+  constructor(private readonly longestWaitMs: number) {}
+
+  now(): number {
+    return Date.now() + this.skippedMs;
+  }
+
+  setTimer(callback: () => void, ms: number): () => void {
+    if (ms > this.longestWaitMs) return systemClock.setTimer(callback, ms);
+    this.waits.push(ms);
+    this.skippedMs += ms;
+    let cancelled = false;
+    queueMicrotask(() => {
+      if (!cancelled) callback();
+    });
+    return () => {
+      cancelled = true;
+    };
   }
 }
 

@@ -1,0 +1,146 @@
+/**
+ * The client through `npm start` when the store fails: the real handler answers 503 with Retry-After
+ * because the DynamoDB it writes to (AWS_ENDPOINT_URL_DYNAMODB, a loopback endpoint in front of dynalite)
+ * throttles or loses its answers, for as many of the client's requests as a test says. The client's waits
+ * are recorded and skipped (SkippedWaitsClock): what Retry-After asked for is asserted, never wall-clock time.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ClientCredentials,
+  createPlantStoreClient,
+  DEFAULT_RETRY_POLICY,
+  PlantStoreError,
+} from "../../client/index.ts";
+import { type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
+import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
+import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
+import { readStoredItem } from "../support/stored-item.ts";
+import { SkippedWaitsClock } from "./fakes.ts";
+
+let dynamoDb: LocalDynamoDb;
+let faulty: FaultyDynamoDb;
+let server: RunningServer;
+let local: ClientCredentials;
+
+beforeAll(async () => {
+  dynamoDb = await startDynalite();
+  faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
+  faulty.script([], "proxy"); // npm start creates its table through it
+  const dataDir = await tempDataDir();
+  server = await startServer({ PLANTS_DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: faulty.url });
+  local = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8")) as ClientCredentials;
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await faulty?.close();
+  await dynamoDb?.close();
+});
+
+const storedItem = (id: string) => readStoredItem(dynamoDb.endpoint, DEFAULT_TABLE_NAME, id);
+
+/**
+ * The client's fetch, which sets how the store behaves for each POST /plants before sending it (`storeFor`
+ * the 1st, 2nd, … request: every store call the handler makes for that request gets that fault), and
+ * records what the API answered each one.
+ */
+function storeFaultsPerRequest(storeFor: (request: number) => Fault) {
+  const answers: { status: number; retryAfter: string | null }[] = [];
+  const fetch = async (url: string, init: RequestInit) => {
+    const isCreate = new URL(url).pathname === "/plants";
+    if (isCreate) faulty.script([], storeFor(answers.length + 1));
+    const response = await globalThis.fetch(url, init);
+    if (isCreate) answers.push({ status: response.status, retryAfter: response.headers.get("retry-after") });
+    return response;
+  };
+  return { fetch, answers };
+}
+
+/** The client with its waits skipped; attempts get far longer than any wait, so that none is taken for one. */
+function clientWith(fetch: (url: string, init: RequestInit) => Promise<Response>) {
+  const { maxRetryAfterMs, maxDelayMs } = DEFAULT_RETRY_POLICY;
+  const clock = new SkippedWaitsClock(Math.max(maxRetryAfterMs, maxDelayMs));
+  const client = createPlantStoreClient({
+    baseUrl: server.url,
+    credentials: local,
+    fetch,
+    clock,
+    // Counts of requests are asserted, so a slow machine must not turn a slow answer into a retry.
+    retry: { attemptTimeoutMs: 60_000, deadlineMs: 120_000 },
+  });
+  return { client, clock };
+}
+
+const UNAVAILABLE = { status: 503, retryAfter: "1" };
+
+describe("a store that fails for the first requests", () => {
+  it("gives the plant after two 503s with Retry-After: 1, in 3 requests, having waited 1 s before each retry", async () => {
+    const { fetch, answers } = storeFaultsPerRequest((request) => (request <= 2 ? "throttle" : "proxy"));
+    const { client, clock } = clientWith(fetch);
+    faulty.clearRequests();
+
+    const plant = await client.createPlant({ id: 9007199254740993n, name: "Fern", tag: "fern" });
+
+    expect(plant).toEqual({ name: "Fern", tag: "fern" });
+    expect(answers).toEqual([UNAVAILABLE, UNAVAILABLE, { status: 200, retryAfter: null }]);
+    expect(clock.waits).toEqual([1000, 1000]);
+    expect(await storedItem("9007199254740993")).toEqual({
+      id: { N: "9007199254740993" },
+      name: { S: "Fern" },
+      tag: { S: "fern" },
+    });
+    // The 503s were the handler's answer to a throttled store: it tried to write for each of them.
+    const throttledWrites = faulty
+      .requests()
+      .filter((request) => request.operation === "PutItem" && request.fault === "throttle");
+    expect(throttledWrites.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+});
+
+describe("a store that fails for every request: the last 503, saying what the handler knows of the write", () => {
+  it("throttled: nothing was written", async () => {
+    const { fetch, answers } = storeFaultsPerRequest(() => "throttle");
+    const { client, clock } = clientWith(fetch);
+
+    const error = await client.createPlant({ id: 9201n, name: "Fern" }).catch((thrown: unknown) => thrown);
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({
+      status: 503,
+      error: 503,
+      retryAfterSeconds: 1,
+      attempts: 3,
+      requestId: expect.any(String),
+    });
+    expect((error as PlantStoreError).message).toBe(
+      `POST ${server.url}/plants answered 503: the plant store is unavailable; nothing was written, retry later`,
+    );
+    expect(answers).toEqual([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE]);
+    expect(clock.waits).toEqual([1000, 1000]);
+    expect(await storedItem("9201")).toBeUndefined();
+  }, 60_000);
+
+  it("answers lost after the write: the plant may have been stored, and it was; sent again, it answers the plant", async () => {
+    const { fetch, answers } = storeFaultsPerRequest((request) =>
+      request <= 3 ? "proxy-then-reset" : "proxy",
+    );
+    const { client, clock } = clientWith(fetch);
+
+    const error = await client.createPlant({ id: 9202n, name: "Ivy" }).catch((thrown: unknown) => thrown);
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ status: 503, retryAfterSeconds: 1, attempts: 3 });
+    expect((error as PlantStoreError).message).toContain(
+      "the plant may have been stored; sending the same request again is safe",
+    );
+    expect(answers).toEqual([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE]);
+    expect(clock.waits).toEqual([1000, 1000]);
+    expect(await storedItem("9202")).toEqual({ id: { N: "9202" }, name: { S: "Ivy" } });
+
+    expect(await client.createPlant({ id: 9202n, name: "Ivy" })).toEqual({ name: "Ivy" });
+    expect(answers.at(-1)).toEqual({ status: 200, retryAfter: null });
+  }, 60_000);
+});
