@@ -192,6 +192,19 @@ describe("the token endpoint's failures", () => {
     },
   );
 
+  it("masks the secret when the endpoint repeats it in its error_description", async () => {
+    const { create } = setup(ok, () =>
+      json(401, {
+        error: "invalid_client",
+        error_description: `client secret ${CREDENTIALS.clientSecret} does not match`,
+      }),
+    );
+    const error = (await create().catch((thrown: unknown) => thrown)) as TokenEndpointError;
+    expect(error.message).toBe(
+      `token endpoint ${TOKEN_URL} answered 401 invalid_client: client secret [redacted] does not match`,
+    );
+  });
+
   it("retries a token endpoint that is down (no answer, 503), then creates the plant", async () => {
     let asked = 0;
     const { create, tokenRequests } = setup(ok, () => {
