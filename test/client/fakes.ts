@@ -85,6 +85,37 @@ export class SkippedWaitsClock implements Clock {
   }
 }
 
+/**
+ * Real time, whose pending timers a test can fire before they are due: an attempt's timeout passing
+ * on cue, at the moment the test chooses, instead of after a real wait.
+ */
+export class CuedTimeoutsClock implements Clock {
+  private pending = new Set<() => void>();
+
+  now(): number {
+    return Date.now();
+  }
+
+  setTimer(callback: () => void, ms: number): () => void {
+    const fire = () => {
+      if (this.pending.delete(fire)) callback();
+    };
+    this.pending.add(fire);
+    const cancel = systemClock.setTimer(fire, ms);
+    return () => {
+      this.pending.delete(fire);
+      cancel();
+    };
+  }
+
+  /** Fires every timer now pending; how many there were. */
+  fireAll(): number {
+    const due = [...this.pending];
+    for (const fire of due) fire();
+    return due.length;
+  }
+}
+
 export interface RecordedRequest {
   url: string;
   method: string;

@@ -17,6 +17,7 @@ import { callDynamoDb } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { npmRun, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
+import { CuedTimeoutsClock } from "./fakes.ts";
 
 let dataDir: string;
 let server: RunningServer;
@@ -152,6 +153,27 @@ describe("createPlant through npm start", () => {
     expect(await clientWith({ fetch }).createPlant({ id: 3501n, name: "Fern" })).toEqual({ name: "Fern" });
     expect(counts.plants).toBe(2);
     expect((await readStoredItem(store.endpoint, store.tableName, "3501"))?.name).toEqual({ S: "Fern" });
+  });
+
+  it("sends again a create that timed out after it was stored, and gets the plant (a replay answers 200)", async () => {
+    const clock = new CuedTimeoutsClock();
+    const statuses: number[] = [];
+    const { counts, fetch } = countingFetch(async (path, response) => {
+      if (path !== "/plants") return response;
+      statuses.push(response.status);
+      if (counts.plants > 1) return response;
+      // The API has answered (the plant is stored), but the answer is late: the attempt's timeout passes.
+      await response.body?.cancel();
+      expect(clock.fireAll()).toBe(1);
+      throw new DOMException("the attempt timed out", "AbortError");
+    });
+    const client = clientWith({ fetch, clock, random: () => 0 });
+    expect(await client.createPlant({ id: 3502n, name: "Fern" })).toEqual({ name: "Fern" });
+    expect(statuses).toEqual([200, 200]);
+    expect(await readStoredItem(store.endpoint, store.tableName, "3502")).toEqual({
+      id: { N: "3502" },
+      name: { S: "Fern" },
+    });
   });
 
   it("throws a 409 with status 409, without retrying it", async () => {
