@@ -90,9 +90,9 @@ describe("createPlant through npm start", () => {
 
   it("refuses 2 ** 53 + 2 as a number before sending anything", async () => {
     const { counts, fetch } = countingFetch();
-    await expect(clientWith({ fetch }).createPlant({ id: 2 ** 53 + 2, name: "Fern" })).rejects.toThrow(
-      TypeError,
-    );
+    const refusal = clientWith({ fetch }).createPlant({ id: 2 ** 53 + 2, name: "Fern" });
+    await expect(refusal).rejects.toThrow(TypeError);
+    await expect(refusal).rejects.toThrow("plant id 9007199254740994 is a number that is not a safe integer");
     expect(counts).toEqual({ token: 0, plants: 0 });
     expect(await readStoredItem(store.endpoint, store.tableName, "9007199254740994")).toBeUndefined();
   });
