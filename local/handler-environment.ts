@@ -30,6 +30,9 @@ export function storeIdentity(store: StoreTarget, env: Environment): DynamoDbIde
   };
 }
 
+/** The function's own settings a user may give the local run too, as they would give them to the stack. */
+const PASSED_THROUGH = ["STORE_DEADLINE_MS", "STORE_ATTEMPT_TIMEOUT_MS", "STORE_MAX_ATTEMPTS"] as const;
+
 export function handlerEnvironment(
   store: StoreTarget,
   jwksUrl: string,
@@ -49,5 +52,8 @@ export function handlerEnvironment(
     // Local tokens carry no audience; a value left in the user's shell must not make them all fail.
     JWT_AUDIENCE: "",
     REQUIRED_SCOPE: DEFAULT_REQUIRED_SCOPE,
+    ...Object.fromEntries(
+      PASSED_THROUGH.flatMap((name) => (env[name]?.trim() ? [[name, env[name].trim()]] : [])),
+    ),
   };
 }

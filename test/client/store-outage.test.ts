@@ -16,7 +16,12 @@ import {
 import { type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
+import {
+  GENEROUS_STORE_TIMEOUTS,
+  type RunningServer,
+  startServer,
+  tempDataDir,
+} from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 import { SkippedWaitsClock } from "./fakes.ts";
 
@@ -30,7 +35,12 @@ beforeAll(async () => {
   faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
   faulty.script([], "proxy"); // npm start creates its table through it
   const dataDir = await tempDataDir();
-  server = await startServer({ PLANTS_DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: faulty.url });
+  server = await startServer({
+    PLANTS_DATA_DIR: dataDir,
+    AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
+    // A throttle answered late on a busy machine must not become a timeout, which would change the message.
+    ...GENEROUS_STORE_TIMEOUTS,
+  });
   local = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8")) as ClientCredentials;
 });
 

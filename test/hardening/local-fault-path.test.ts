@@ -10,7 +10,12 @@ import { type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
+import {
+  GENEROUS_STORE_TIMEOUTS,
+  type RunningServer,
+  startServer,
+  tempDataDir,
+} from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let dynamoDb: LocalDynamoDb;
@@ -24,7 +29,12 @@ beforeAll(async () => {
   faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
   faulty.script([], "proxy"); // the server creates its table through it on start
   dataDir = await tempDataDir();
-  server = await startServer({ PLANTS_DATA_DIR: dataDir, AWS_ENDPOINT_URL_DYNAMODB: faulty.url });
+  server = await startServer({
+    PLANTS_DATA_DIR: dataDir,
+    AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
+    // A throttle answered late on a busy machine must not become a timeout, which would change the message.
+    ...GENEROUS_STORE_TIMEOUTS,
+  });
   token = await mintLocalToken(dataDir);
 });
 

@@ -23,6 +23,12 @@ const processGroups = new Set<number>();
 // Registered by whichever test file imports this: vitest evaluates it, per file, while collecting.
 afterAll(cleanUp);
 
+/**
+ * The handler's store timeouts for a local run whose store answers faults on purpose: long enough that
+ * a fault answered late on a busy machine is still that fault, not a timeout (whose 503 says another thing).
+ */
+export const GENEROUS_STORE_TIMEOUTS = { STORE_ATTEMPT_TIMEOUT_MS: "20000", STORE_DEADLINE_MS: "25000" };
+
 export async function tempDataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "plant-store-local-"));
   dataDirs.add(dir);
