@@ -61,13 +61,13 @@ export interface DynamoDbClient {
   ): Promise<Record<string, unknown>>;
   /**
    * Opens the connection to the endpoint (TLS handshake included) and leaves it in the keep-alive pool
-   * for the next call. Never rejects: a failed warm-up only means the first call connects itself.
+   * for the next call, unless `signal` aborts first. Never rejects: a failed warm-up only means the first
+   * call connects itself.
    */
-  prewarm(timeoutMs?: number): Promise<void>;
+  prewarm(signal: AbortSignal): Promise<void>;
 }
 
 const JSON_1_0 = "application/x-amz-json-1.0";
-const DEFAULT_PREWARM_TIMEOUT_MS = 2000;
 
 /**
  * The headers of a signed DynamoDB JSON-protocol call (SigV4, see sigv4.ts): the only place the project
@@ -140,13 +140,13 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
           .pop() || "UnknownError";
       throw new DynamoDbError(type, status, body);
     },
-    async prewarm(timeoutMs = DEFAULT_PREWARM_TIMEOUT_MS) {
+    async prewarm(signal) {
       // DynamoDB answers an unsigned GET / with 200 "healthy: dynamodb.<region>.amazonaws.com".
       const connected = sendRequest({
         method: "GET",
         url: endpoint,
         headers: {},
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
       });
       await Promise.allSettled([connected, loadSigner()]);
     },

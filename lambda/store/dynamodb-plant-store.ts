@@ -31,8 +31,11 @@ export interface DynamoDbSettings extends DynamoDbClientSettings {
 
 /** The DynamoDB store, and a way to open its connection before the first request needs it. */
 export interface DynamoDbPlantStore extends PlantStore {
-  /** Opens the connection to DynamoDB without a request; never rejects (see DynamoDbClient.prewarm). */
-  prewarm(): Promise<void>;
+  /**
+   * Opens the connection to DynamoDB without a request, giving up at `signal` (by default after one
+   * attempt's timeout); never rejects (see DynamoDbClient.prewarm).
+   */
+  prewarm(signal?: AbortSignal): Promise<void>;
 }
 
 const THROTTLING_TYPES = new Set([
@@ -87,7 +90,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
         throw new StoreUnavailableError(create.outcome(), STORE_RETRY_AFTER_SECONDS, { cause: error });
       }
     },
-    prewarm: () => client.prewarm(settings.attemptTimeoutMs),
+    prewarm: (signal = AbortSignal.timeout(settings.attemptTimeoutMs)) => client.prewarm(signal),
   };
 }
 
