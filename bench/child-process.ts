@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BUNDLE_OPTIONS } from "../tools/bundle-options.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -38,11 +37,9 @@ export async function runNodeForJson<T>(
   }
 }
 
-/** Arguments that run a TypeScript file of this project under tsx, resolving packages as the bundle does. */
+/** Arguments that run a TypeScript file of this project under tsx. */
 export function typeScriptChild(file: string): string[] {
-  // The bundle takes aws-jwt-verify's WebCrypto build ("browser"); so must in-process runs.
-  const conditions = BUNDLE_OPTIONS.conditions.map((condition) => `--conditions=${condition}`);
-  return [...conditions, "--import", "tsx", fileURLToPath(new URL(file, import.meta.url))];
+  return ["--import", "tsx", fileURLToPath(new URL(file, import.meta.url))];
 }
 
 /**

@@ -12,8 +12,6 @@ export function bundlingFromBundleOptions(): BundlingOptions {
     sourcesContent: BUNDLE_OPTIONS.sourcesContent,
     target: BUNDLE_OPTIONS.target,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
-    // NodejsFunction has no `conditions` property; esbuild takes them as one comma-separated flag.
-    esbuildArgs: { "--conditions": BUNDLE_OPTIONS.conditions.join(",") },
     // No AWS SDK (lambda/store/sigv4.ts signs, node:http sends), nothing provided by the runtime: bundle everything.
     externalModules: [],
   };

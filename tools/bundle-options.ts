@@ -21,9 +21,6 @@ export const BUNDLE_OPTIONS = {
   minify: true,
   sourcemap: true,
   sourcesContent: false,
-  // aws-jwt-verify's build on WebCrypto (global since Node 20), under the "browser" condition,
-  // spares the cold start node:crypto and node:https (~8 ms measured).
-  conditions: ["browser"],
   mainFields: ["module", "main"],
 } as const;
 
@@ -31,7 +28,6 @@ export const BUNDLE_OPTIONS = {
 export function esbuildOptions(): BuildOptions {
   return {
     ...BUNDLE_OPTIONS,
-    conditions: [...BUNDLE_OPTIONS.conditions],
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     bundle: true,
   };

@@ -1,4 +1,3 @@
-import type { JwtHeader } from "aws-jwt-verify/jwt-model";
 import { InvalidTokenError } from "../errors.ts";
 
 /**
@@ -7,7 +6,7 @@ import { InvalidTokenError } from "../errors.ts";
  * unsupported extension (`b64: false` under `crit` would sign a payload other than the one we read),
  * anything else (empty list, not a list, not names) as malformed. Nothing of the value is echoed.
  */
-export function refuseCriticalExtensions(header: JwtHeader): void {
+export function refuseCriticalExtensions(header: Record<string, unknown>): void {
   if (!Object.hasOwn(header, "crit")) return;
   const { crit } = header;
   const wellFormed =

@@ -1,18 +1,33 @@
-import { FetchError, NonRetryableFetchError } from "aws-jwt-verify/error";
-import type { Fetcher } from "aws-jwt-verify/https";
 import { sendRequest } from "../transport/http-request.ts";
 
+/** How the issuer's key set is downloaded: the body of a 200, or a KeySetFetchError. */
+export interface KeySetFetcher {
+  fetch(uri: string): Promise<Uint8Array>;
+}
+
+/** The key set could not be downloaded: no answer, or not a 200. The issuer's fault, never the caller's. */
+export class KeySetFetchError extends Error {
+  override name = "KeySetFetchError";
+  constructor(
+    uri: string,
+    detail: string,
+    /** False for an answer other than 200: asking again at once would get the same. */
+    readonly retryable: boolean,
+  ) {
+    super(`fetching ${uri} failed: ${detail}`);
+  }
+}
+
 /**
- * aws-jwt-verify's key-set download, on node:http like the store's calls (see http-request.ts).
- * Like the library's own fetcher: one immediate retry on a network fault, none on a non-200 answer;
- * its FetchError tells the authenticator that the issuer, not the token, is at fault. Each attempt
- * ends when `timeoutSignal(timeoutMs)` fires; tests pass a signal they abort instead of waiting.
+ * The key-set download, on node:http like the store's calls (see http-request.ts). As aws-jwt-verify's
+ * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt ends when
+ * `timeoutSignal(timeoutMs)` fires; tests pass a signal they abort instead of waiting.
  */
 export function createJwksFetcher(
   timeoutMs: number,
   timeoutSignal: (ms: number) => AbortSignal = AbortSignal.timeout,
-): Fetcher {
-  const fetchOnce = async (uri: string): Promise<ArrayBuffer> => {
+): KeySetFetcher {
+  const fetchOnce = async (uri: string): Promise<Uint8Array> => {
     let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
       answer = await sendRequest({
@@ -22,20 +37,19 @@ export function createJwksFetcher(
         signal: timeoutSignal(timeoutMs),
       });
     } catch (error) {
-      throw new FetchError(uri, error instanceof Error ? error.message : String(error));
+      throw new KeySetFetchError(uri, error instanceof Error ? error.message : String(error), true);
     }
     if (answer.status !== 200) {
-      throw new NonRetryableFetchError(uri, `Status code is ${answer.status}, expected 200`);
+      throw new KeySetFetchError(uri, `status code is ${answer.status}, expected 200`, false);
     }
-    const { buffer, byteOffset, byteLength } = answer.body;
-    return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
+    return answer.body;
   };
   return {
     async fetch(uri) {
       try {
         return await fetchOnce(uri);
       } catch (error) {
-        if (error instanceof NonRetryableFetchError) throw error;
+        if (error instanceof KeySetFetchError && !error.retryable) throw error;
         return fetchOnce(uri);
       }
     },

@@ -1,27 +1,68 @@
-import { JwtInvalidSignatureAlgorithmError } from "aws-jwt-verify/error";
-import type { JwkWithKid } from "aws-jwt-verify/jwk";
+import { InvalidTokenError } from "../errors.ts";
+import { type JsonWebKey, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
+
+/** How a JWS algorithm verifies: node:crypto's digest (none for EdDSA) and the keys it fits. */
+export interface JwsAlgorithm {
+  name: string;
+  digest: "sha256" | "sha384" | "sha512" | null;
+  /** `<kty>` or `<kty> <crv>`; for EC and OKP, the curve fixes the signature's length in bytes. */
+  keys: ReadonlyMap<string, number | undefined>;
+}
+
+const rsa = (name: string, digest: JwsAlgorithm["digest"]) => ({
+  name,
+  digest,
+  keys: new Map([["RSA", undefined]]),
+});
 
 /**
- * The signature algorithms a key can verify, by its type and curve (RFC 7518 §3.3–3.4, RFC 8037 §3.1):
- * `<alg> <kty>[ <crv>]`. A key set may publish keys without `alg` (Entra ID's do), leaving the token's
- * header to choose; WebCrypto then refuses to import an RSA key for ES256 with a DataError, which a
- * forged header must not turn into a 500.
+ * The algorithms a token may be signed with (RFC 7518 §3.3–3.4, RFC 8037 §3.1): aws-jwt-verify's set,
+ * which this API shipped with. Never `none`, never HS* (the issuer's public key as an HMAC secret),
+ * no PS*. A Map, so that an `alg` such as `constructor` finds nothing inherited. The EC and EdDSA
+ * signatures are fixed-length (r‖s for ECDSA, RFC 7518 §3.4); an RSA one is as long as the modulus.
  */
-const ALGORITHM_FITS_KEY = new Set([
-  "RS256 RSA",
-  "RS384 RSA",
-  "RS512 RSA",
-  "ES256 EC P-256",
-  "ES384 EC P-384",
-  "ES512 EC P-521",
-  "EdDSA OKP Ed25519",
-  "EdDSA OKP Ed448",
-]);
+const JWS_ALGORITHMS: ReadonlyMap<string, JwsAlgorithm> = new Map(
+  [
+    rsa("RS256", "sha256"),
+    rsa("RS384", "sha384"),
+    rsa("RS512", "sha512"),
+    { name: "ES256", digest: "sha256" as const, keys: new Map([["EC P-256", 64]]) },
+    { name: "ES384", digest: "sha384" as const, keys: new Map([["EC P-384", 96]]) },
+    { name: "ES512", digest: "sha512" as const, keys: new Map([["EC P-521", 132]]) },
+    {
+      name: "EdDSA",
+      digest: null,
+      keys: new Map([
+        ["OKP Ed25519", 64],
+        ["OKP Ed448", 114],
+      ]),
+    },
+  ].map((algorithm) => [algorithm.name, algorithm]),
+);
 
-/** Refuses (401) a token whose `alg` cannot be verified with the key its `kid` names. */
-export function assertAlgorithmFitsKey(alg: unknown, jwk: JwkWithKid): void {
-  const keyType = jwk.kty === "RSA" ? "RSA" : `${jwk.kty} ${jwk.crv}`;
-  if (!ALGORITHM_FITS_KEY.has(`${alg} ${keyType}`)) {
-    throw new JwtInvalidSignatureAlgorithmError("alg does not fit the key", String(alg));
-  }
+export function keyType(jwk: JsonWebKey): string {
+  return jwk.kty === "RSA" ? "RSA" : `${jwk.kty} ${jwk.crv}`;
+}
+
+/** The token's `alg` if it is one of ours; else 401, before any key is looked up or fetched. */
+export function allowedAlgorithm(alg: unknown): JwsAlgorithm {
+  const algorithm = typeof alg === "string" ? JWS_ALGORITHMS.get(alg) : undefined;
+  if (algorithm === undefined) throw algorithmNotAllowed();
+  return algorithm;
+}
+
+/**
+ * Refuses (401) a token whose `alg` the key its `kid` names cannot verify: a type or curve the alg
+ * does not fit (a key set may publish keys without `alg`, as Entra ID's do, leaving the header to
+ * choose), an `alg` on the key other than the token's, or a key published for another use.
+ */
+export function assertAlgorithmFitsKey(algorithm: JwsAlgorithm, jwk: JsonWebKey): void {
+  if (!algorithm.keys.has(keyType(jwk))) throw algorithmNotAllowed();
+  if (jwk.alg !== undefined && jwk.alg !== algorithm.name) throw algorithmNotAllowed();
+  // Not a signing key: as unknown to a token as a kid the issuer never published.
+  if (jwk.use !== undefined && jwk.use !== "sig") throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
+}
+
+function algorithmNotAllowed(): InvalidTokenError {
+  return new InvalidTokenError("the token is invalid: signature algorithm not allowed");
 }

@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CONTEXT_DEFAULTS } from "../../infra/config.ts";
 import { FUNCTION_TIMEOUT } from "../../infra/plant-store-stack.ts";
-import { CLOCK_SKEW_SECONDS, KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/authenticate.ts";
+import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/authenticate.ts";
+import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/verified-claims.ts";
 import {
   DEFAULT_REQUIRED_SCOPE,
   DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,

@@ -6,7 +6,6 @@
  * test aborts for waiting out the 1 s response timeout.
  */
 
-import type { Fetcher } from "aws-jwt-verify/https";
 import type { JWK } from "jose";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import {
@@ -16,7 +15,7 @@ import {
   KEY_SET_REFETCH_INTERVAL_SECONDS,
   type TokenPolicy,
 } from "../../lambda/auth/authenticate.ts";
-import { createJwksFetcher } from "../../lambda/auth/jwks-fetcher.ts";
+import { createJwksFetcher, type KeySetFetcher } from "../../lambda/auth/jwks-fetcher.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
@@ -97,7 +96,7 @@ function unknownKeyToken(): Promise<string> {
 }
 
 /** The real fetcher, counting the fetches it is asked for (synchronously, when they start). */
-function countingFetcher(timeoutSignal?: (ms: number) => AbortSignal): Fetcher & { started: number } {
+function countingFetcher(timeoutSignal?: (ms: number) => AbortSignal): KeySetFetcher & { started: number } {
   const fetcher = createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, timeoutSignal);
   const counting = {
     started: 0,
@@ -282,7 +281,7 @@ describe("a key the issuer publishes broken", () => {
     ["EC", { kty: "EC", crv: "P-256", x: "AAAA", y: "AAAA" }, "ES256"],
     ["OKP", { kty: "OKP", crv: "Ed25519", x: "AAAA" }, "EdDSA"],
     ["RSA for signing only", { kty: "RSA", n: "AA", e: "AQAB", key_ops: ["sign"] }, "RS256"],
-  ])("%s (WebCrypto refuses to import it) is the issuer's fault: 503, not 401", async (_, key, alg) => {
+  ])("%s (node:crypto cannot use it) is the issuer's fault: 503, not 401", async (_, key, alg) => {
     silenceRequestLogs();
     const server = await startIssuer();
     server.setKeys({ keys: [...issuer.jwks.keys, { ...key, kid: "broken" }] });
