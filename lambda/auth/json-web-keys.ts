@@ -25,6 +25,12 @@ const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] a
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * The most keys a key set may hold for its keys to be imported and kept: issuers publish a few (Cognito
+ * two, Entra ID about ten), so a longer list is not a key set this API can trust with its memory.
+ */
+export const MAX_KEYS_IN_KEY_SET = 100;
+
+/**
  * A key-set document (RFC 7517 §5): a JSON object whose `keys` is a list of objects, each with a
  * string `kty`. One malformed key refuses the whole document: it is not what the issuer meant to serve.
  */
@@ -39,6 +45,11 @@ export function parseKeySet(body: Uint8Array): JsonWebKey[] {
   }
   const keys = isObject(parsed) ? parsed.keys : undefined;
   if (!Array.isArray(keys)) throw new KeySetInvalidError("the key set has no list of keys");
+  if (keys.length > MAX_KEYS_IN_KEY_SET) {
+    throw new KeySetInvalidError(
+      `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
+    );
+  }
   for (const key of keys) {
     if (!isObject(key) || typeof key.kty !== "string") {
       throw new KeySetInvalidError("a key of the key set is not a key (no kty)");

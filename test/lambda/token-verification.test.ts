@@ -8,6 +8,7 @@
 import { constants, generateKeyPairSync, type JsonWebKey, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Authenticate, createAuthenticator, type TokenPolicy } from "../../lambda/auth/authenticate.ts";
+import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/json-web-keys.ts";
 import { ApiError } from "../../lambda/errors.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";
@@ -300,6 +301,31 @@ describe("the time window and the audience", () => {
     expect(await withAud(["unrelated", "other-api"])).toEqual([200, ""]);
     for (const aud of ["unrelated", [], ["unrelated"], undefined]) {
       expect(await withAud(aud)).toEqual([401, "the token is invalid: wrong audience"]);
+    }
+  });
+});
+
+describe("the key set's size", () => {
+  test(`a key set of more than ${MAX_KEYS_IN_KEY_SET} keys is the issuer's fault (503), and none of it is kept`, async () => {
+    const rsa = keyOf("RSA-no-alg").publicJwk;
+    const server = await startJwksServer({
+      keys: Array.from({ length: MAX_KEYS_IN_KEY_SET + 1 }, (_, index) => ({ ...rsa, kid: `many-${index}` })),
+    });
+    try {
+      const check = createAuthenticator(policy({ jwksUrl: server.url }));
+      const [status, message] = await answer(token("RSA-no-alg", "RS256"), check);
+      expect([status, message]).toEqual([503, "the token issuer's signing keys could not be fetched"]);
+
+      server.setKeys({
+        keys: [
+          rsa,
+          ...Array.from({ length: MAX_KEYS_IN_KEY_SET - 1 }, (_, index) => ({ ...rsa, kid: `few-${index}` })),
+        ],
+      });
+      const atMost = createAuthenticator(policy({ jwksUrl: server.url }));
+      expect((await answer(token("RSA-no-alg", "RS256"), atMost))[0]).toBe(200);
+    } finally {
+      await server.close();
     }
   });
 });
