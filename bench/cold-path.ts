@@ -9,9 +9,9 @@
 import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
 import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
 import { apiGatewayEvent } from "../support/events.ts";
-import { createBenchCertificates } from "./certificates.ts";
+import { type BenchCertificates, createBenchCertificates } from "./certificates.ts";
 import { type FreshProcessShare, timeFreshProcess } from "./first-invocation.ts";
-import { startRemoteEndpoint } from "./network-model.ts";
+import { type RemoteEndpoint, startRemoteEndpoint } from "./network-model.ts";
 import { type Summary, summarize } from "./stats.ts";
 
 export interface RoundTrips {
@@ -60,73 +60,129 @@ export interface ColdPathCondition extends ColdPathConditionSpec {
 export const NEW_CONNECTION_ROUND_TRIPS = 3;
 
 export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCondition[]> {
-  const storeUrl = new URL(required(setup.environment, "AWS_ENDPOINT_URL_DYNAMODB"));
-  const jwksUrl = new URL(required(setup.environment, "JWKS_URL"));
+  const network = await startModelledNetwork(setup.environment);
+  try {
+    const environment = await measuredEnvironment(setup.environment, network);
+    const samples = await sampleRounds(setup, network, environment);
+    return setup.conditions.map((condition, index) => ({
+      ...condition,
+      firstMs: summaries(samples[index]?.firstMs),
+      firstCpuMs: summaries(samples[index]?.firstCpuMs),
+      warmMs: summaries(samples[index]?.warmMs),
+    }));
+  } finally {
+    await network.close();
+  }
+}
+
+/** The store and the key set behind TLS, each with its injected round-trip time, and their CA. */
+interface ModelledNetwork {
+  store: RemoteEndpoint;
+  issuer: RemoteEndpoint;
+  certificates: BenchCertificates;
+  /** The key set's path on the issuer, as the harness serves it. */
+  jwksPath: string;
+  close(): Promise<void>;
+}
+
+/** Samples of one condition, by subject name. */
+interface ConditionSamples {
+  firstMs: Map<string, number[]>;
+  firstCpuMs: Map<string, number[]>;
+  warmMs: Map<string, number[]>;
+}
+
+async function startModelledNetwork(harnessEnvironment: Record<string, string>): Promise<ModelledNetwork> {
+  const storeUrl = new URL(required(harnessEnvironment, "AWS_ENDPOINT_URL_DYNAMODB"));
+  const jwksUrl = new URL(required(harnessEnvironment, "JWKS_URL"));
   const certificates = await createBenchCertificates();
   const endpointOptions = { key: certificates.key, cert: certificates.cert, roundTripMs: 0 };
   const store = await startRemoteEndpoint({ ...endpointOptions, upstreamPort: Number(storeUrl.port) });
   const issuer = await startRemoteEndpoint({ ...endpointOptions, upstreamPort: Number(jwksUrl.port) });
-  try {
-    const storeOrigin = new URL(store.origin);
-    const environment = {
-      ...setup.environment,
-      AWS_ENDPOINT_URL_DYNAMODB: store.origin,
-      JWKS_URL: `${issuer.origin}${jwksUrl.pathname}`,
-      NODE_EXTRA_CA_CERTS: certificates.caPath,
-      AWS_LAMBDA_FUNCTION_NAME: "plant-store-bench",
-      BENCH_FLOOR_STORE_HEADERS: JSON.stringify(
-        await signedDynamoDbHeaders(storeOrigin, LOCAL_IDENTITY, "PutItem", "{}"),
-      ),
-    };
-    const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
-    const subjectsOf = (condition: ColdPathConditionSpec) =>
-      setup.subjects.filter((subject) => condition.subjectNames?.includes(subject.name) ?? true);
-    const emptySamples = (condition: ColdPathConditionSpec) =>
-      new Map(subjectsOf(condition).map((subject) => [subject.name, [] as number[]]));
-    const wallSamples = setup.conditions.map(emptySamples);
-    const cpuSamples = setup.conditions.map(emptySamples);
-    const warmSamples = setup.conditions.map(emptySamples);
-    let nextId = Date.now() * 1000 + 1_000_000_000;
-    for (let round = 0; round < setup.rounds; round++) {
-      for (const [index, condition] of rotate([...setup.conditions.entries()], round)) {
-        const { roundTrips, share } = condition;
-        const warmCalls = condition.warmCalls ?? 0;
-        store.setRoundTripMs(roundTrips.storeMs);
-        issuer.setRoundTripMs(roundTrips.issuerMs);
-        for (const subject of rotate(subjectsOf(condition), round)) {
-          const profileFolder = `cold-path/${profileLabel(condition)}/${slug(subject.name)}`;
-          const times = await timeFreshProcess(
-            subject.bundlePath,
-            { ...environment, ...subject.environment },
-            event,
-            nextId,
-            warmCalls,
-            profileFolder,
-            share,
-          );
-          nextId += warmCalls + 1;
-          wallSamples[index]?.get(subject.name)?.push(times.firstMs);
-          cpuSamples[index]?.get(subject.name)?.push(times.firstCpuMs);
-          warmSamples[index]?.get(subject.name)?.push(...times.warmMs);
-        }
+  return {
+    store,
+    issuer,
+    certificates,
+    jwksPath: jwksUrl.pathname,
+    async close() {
+      await Promise.all([store.close(), issuer.close()]);
+      await certificates.remove();
+    },
+  };
+}
+
+/** The harness's environment pointed at the modelled network, with the CA trusted and init as in Lambda. */
+async function measuredEnvironment(
+  harnessEnvironment: Record<string, string>,
+  { store, issuer, certificates, jwksPath }: ModelledNetwork,
+): Promise<Record<string, string>> {
+  return {
+    ...harnessEnvironment,
+    AWS_ENDPOINT_URL_DYNAMODB: store.origin,
+    JWKS_URL: `${issuer.origin}${jwksPath}`,
+    NODE_EXTRA_CA_CERTS: certificates.caPath,
+    AWS_LAMBDA_FUNCTION_NAME: "plant-store-bench",
+    BENCH_FLOOR_STORE_HEADERS: JSON.stringify(
+      await signedDynamoDbHeaders(new URL(store.origin), LOCAL_IDENTITY, "PutItem", "{}"),
+    ),
+  };
+}
+
+/**
+ * Every round: each condition (its round trips set on the network) and in it each of its subjects, one
+ * fresh process each, the order rotated per round so drift falls on all.
+ */
+async function sampleRounds(
+  setup: ColdPathSetup,
+  { store, issuer }: ModelledNetwork,
+  environment: Record<string, string>,
+): Promise<ConditionSamples[]> {
+  const event = JSON.stringify(apiGatewayEvent("2.0", { token: setup.token }));
+  const samples = setup.conditions.map((condition) => emptySamples(subjectsOf(setup, condition)));
+  let nextId = Date.now() * 1000 + 1_000_000_000;
+  for (let round = 0; round < setup.rounds; round++) {
+    for (const [index, condition] of rotate([...setup.conditions.entries()], round)) {
+      const { roundTrips, share } = condition;
+      const warmCalls = condition.warmCalls ?? 0;
+      store.setRoundTripMs(roundTrips.storeMs);
+      issuer.setRoundTripMs(roundTrips.issuerMs);
+      for (const subject of rotate(subjectsOf(setup, condition), round)) {
+        const profileFolder = `cold-path/${profileLabel(condition)}/${slug(subject.name)}`;
+        const times = await timeFreshProcess(
+          subject.bundlePath,
+          { ...environment, ...subject.environment },
+          event,
+          nextId,
+          warmCalls,
+          profileFolder,
+          share,
+        );
+        nextId += warmCalls + 1;
+        samples[index]?.firstMs.get(subject.name)?.push(times.firstMs);
+        samples[index]?.firstCpuMs.get(subject.name)?.push(times.firstCpuMs);
+        samples[index]?.warmMs.get(subject.name)?.push(...times.warmMs);
       }
     }
-    const summaries = (samples: Map<string, number[]> | undefined) =>
-      new Map(
-        [...(samples ?? [])]
-          .filter(([, values]) => values.length > 0)
-          .map(([name, values]) => [name, summarize(values)]),
-      );
-    return setup.conditions.map((condition, index) => ({
-      ...condition,
-      firstMs: summaries(wallSamples[index]),
-      firstCpuMs: summaries(cpuSamples[index]),
-      warmMs: summaries(warmSamples[index]),
-    }));
-  } finally {
-    await Promise.all([store.close(), issuer.close()]);
-    await certificates.remove();
   }
+  return samples;
+}
+
+function subjectsOf(setup: ColdPathSetup, condition: ColdPathConditionSpec): ColdPathSubject[] {
+  return setup.subjects.filter((subject) => condition.subjectNames?.includes(subject.name) ?? true);
+}
+
+function emptySamples(subjects: ColdPathSubject[]): ConditionSamples {
+  const empty = () => new Map(subjects.map((subject) => [subject.name, [] as number[]]));
+  return { firstMs: empty(), firstCpuMs: empty(), warmMs: empty() };
+}
+
+/** A summary per subject that has samples. */
+function summaries(samples: Map<string, number[]> | undefined): Map<string, Summary> {
+  return new Map(
+    [...(samples ?? [])]
+      .filter(([, values]) => values.length > 0)
+      .map(([name, values]) => [name, summarize(values)]),
+  );
 }
 
 function profileLabel({ roundTrips, share }: ColdPathConditionSpec): string {

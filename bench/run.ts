@@ -193,55 +193,14 @@ try {
     });
     json.coldPath = conditions.map(conditionJson);
     for (const condition of conditions) {
-      const label = rttLabel(condition.roundTrips);
-      const floor = condition.firstMs.get(VERIFYING_FLOOR);
-      const floorCpu = condition.firstCpuMs.get(VERIFYING_FLOOR);
-      if (floor === undefined || floorCpu === undefined)
-        throw new Error("the verifying floor was not measured");
-      for (const [name, summary] of condition.firstMs) {
-        const versusFloor = name === VERIFYING_FLOOR ? "" : ` ${times(summary.median / floor.median)}`;
-        const cpu = condition.firstCpuMs.get(name)?.median ?? Number.NaN;
-        rows.push(
-          infoRow("2", `${label}: ${name}`, `${spread(summary)}${versusFloor}, CPU ${cpu.toFixed(1)}`),
-        );
-      }
-      const handler = condition.firstMs.get(HANDLER);
-      const handlerCpu = condition.firstCpuMs.get(HANDLER);
-      if (handler === undefined || handlerCpu === undefined) throw new Error("the handler was not measured");
-      const atZero = condition.roundTrips === ZERO;
-      const limit = atZero ? BUDGET.coldPathCpuRatio : BUDGET.coldPathRatio;
-      const ratio = handler.median / floor.median;
-      rows.push(
-        infoRow(
-          "2",
-          `${label}: CPU of the first answer, handler / floor`,
-          times(handlerCpu.median / floorCpu.median),
-        ),
-        budgetRow(
-          "2",
-          `${label}: ${atZero ? "cold-path CPU budget" : "cold path"}, handler / floor`,
-          times(ratio),
-          ratio,
-          limit,
-          `≤ ${limit}×`,
-          atZero,
-        ),
-      );
+      const floor = firstAnswerOf(condition, VERIFYING_FLOOR, "the verifying floor");
+      rows.push(...coldPathSubjectRows(condition, floor.wall));
+      const handler = firstAnswerOf(condition, HANDLER, "the handler");
+      rows.push(...coldPathBudgetRows(condition, handler, floor));
     }
     const [atDefaults, atZero] = conditions;
     if (atDefaults !== undefined && atZero !== undefined) {
-      const moves = coldPathSubjects(bundles).map((subject) => {
-        const at = (condition: typeof atZero, pick: (summary: Summary) => number) => {
-          const summary = condition.firstMs.get(subject.name);
-          return summary === undefined ? Number.NaN : pick(summary);
-        };
-        const median = at(atDefaults, (s) => s.median) - at(atZero, (s) => s.median);
-        const p10 = at(atDefaults, (s) => s.p10) - at(atZero, (s) => s.p10);
-        return `${subject.name} ${signed(median)} ms, p10 ${signed(p10)} ms (model +${subject.networkMs(roundTrips)} ms)`;
-      });
-      notes.push(
-        `cold path, how far each moved from RTT 0 to ${rttLabel(roundTrips)}, median and p10: ${moves.join("; ")}`,
-      );
+      notes.push(coldPathMovesNote(coldPathSubjects(bundles), atDefaults, atZero, roundTrips));
     }
   });
 
@@ -281,29 +240,7 @@ try {
     );
     notes.push(`memory rule: ${choice.reason}`);
     if (result.cgroupsLeft.length > 0) notes.push(`cgroups not removed: ${result.cgroupsLeft.join(", ")}`);
-    const extra = result.extra;
-    const floor = extra?.firstMs.get(VERIFYING_FLOOR);
-    const handler = extra?.firstMs.get(HANDLER);
-    if (floor === undefined || handler === undefined) {
-      rows.push(
-        infoRow("M", `${memoryMb} MB share, RTT 0: cold-path CPU budget`, "not measured (no cgroup)"),
-      );
-      return;
-    }
-    const ratio = handler.median / floor.median;
-    rows.push(
-      infoRow("M", `${memoryMb} MB share, RTT 0: verifying floor`, spread(floor)),
-      infoRow("M", `${memoryMb} MB share, RTT 0: handler (shipped)`, spread(handler)),
-      budgetRow(
-        "M",
-        `${memoryMb} MB share, RTT 0: CPU budget, handler / floor`,
-        times(ratio),
-        ratio,
-        BUDGET.coldPathCpuRatio,
-        `≤ ${BUDGET.coldPathCpuRatio}×`,
-        true,
-      ),
-    );
+    rows.push(...cpuBudgetAtShareRows(result.extra));
   });
 
   await section("2", "First invocation on loopback", async () => {
@@ -475,6 +412,98 @@ const strictFailures = rows.filter(
   (row) => row.verdict === "ERROR" || (row.strict && row.verdict === "FAIL"),
 );
 if (process.env.BENCH_STRICT === "1" && strictFailures.length > 0) process.exitCode = 1;
+
+/** One subject's first answer under a condition: wall and CPU time; an error when it was not measured. */
+function firstAnswerOf(
+  condition: ColdPathCondition,
+  name: string,
+  description: string,
+): { wall: Summary; cpu: Summary } {
+  const wall = condition.firstMs.get(name);
+  const cpu = condition.firstCpuMs.get(name);
+  if (wall === undefined || cpu === undefined) throw new Error(`${description} was not measured`);
+  return { wall, cpu };
+}
+
+/** Item 2, one line per subject: its first answer, × the verifying floor, and its CPU time. */
+function coldPathSubjectRows(condition: ColdPathCondition, floor: Summary): Row[] {
+  const label = rttLabel(condition.roundTrips);
+  return [...condition.firstMs].map(([name, summary]) => {
+    const versusFloor = name === VERIFYING_FLOOR ? "" : ` ${times(summary.median / floor.median)}`;
+    const cpu = condition.firstCpuMs.get(name)?.median ?? Number.NaN;
+    return infoRow("2", `${label}: ${name}`, `${spread(summary)}${versusFloor}, CPU ${cpu.toFixed(1)}`);
+  });
+}
+
+/** Item 2's budget under a condition: the handler's first answer over the floor's (its CPU part at RTT 0). */
+function coldPathBudgetRows(
+  condition: ColdPathCondition,
+  handler: { wall: Summary; cpu: Summary },
+  floor: { wall: Summary; cpu: Summary },
+): Row[] {
+  const label = rttLabel(condition.roundTrips);
+  const atZero = condition.roundTrips === ZERO;
+  const limit = atZero ? BUDGET.coldPathCpuRatio : BUDGET.coldPathRatio;
+  const ratio = handler.wall.median / floor.wall.median;
+  return [
+    infoRow(
+      "2",
+      `${label}: CPU of the first answer, handler / floor`,
+      times(handler.cpu.median / floor.cpu.median),
+    ),
+    budgetRow(
+      "2",
+      `${label}: ${atZero ? "cold-path CPU budget" : "cold path"}, handler / floor`,
+      times(ratio),
+      ratio,
+      limit,
+      `≤ ${limit}×`,
+      atZero,
+    ),
+  ];
+}
+
+/** How far each subject's first answer moved from RTT 0 to the default round trips, beside the model's. */
+function coldPathMovesNote(
+  subjects: ColdPathSubject[],
+  atDefaults: ColdPathCondition,
+  atZero: ColdPathCondition,
+  roundTrips: RoundTrips,
+): string {
+  const moves = subjects.map((subject) => {
+    const at = (condition: ColdPathCondition, pick: (summary: Summary) => number) => {
+      const summary = condition.firstMs.get(subject.name);
+      return summary === undefined ? Number.NaN : pick(summary);
+    };
+    const median = at(atDefaults, (s) => s.median) - at(atZero, (s) => s.median);
+    const p10 = at(atDefaults, (s) => s.p10) - at(atZero, (s) => s.p10);
+    return `${subject.name} ${signed(median)} ms, p10 ${signed(p10)} ms (model +${subject.networkMs(roundTrips)} ms)`;
+  });
+  return `cold path, how far each moved from RTT 0 to ${rttLabel(roundTrips)}, median and p10: ${moves.join("; ")}`;
+}
+
+/** Item M's budget: the handler's first answer over the floor's at the default memory's share, RTT 0. */
+function cpuBudgetAtShareRows(extra: ColdPathCondition | undefined): Row[] {
+  const floor = extra?.firstMs.get(VERIFYING_FLOOR);
+  const handler = extra?.firstMs.get(HANDLER);
+  if (floor === undefined || handler === undefined) {
+    return [infoRow("M", `${memoryMb} MB share, RTT 0: cold-path CPU budget`, "not measured (no cgroup)")];
+  }
+  const ratio = handler.median / floor.median;
+  return [
+    infoRow("M", `${memoryMb} MB share, RTT 0: verifying floor`, spread(floor)),
+    infoRow("M", `${memoryMb} MB share, RTT 0: handler (shipped)`, spread(handler)),
+    budgetRow(
+      "M",
+      `${memoryMb} MB share, RTT 0: CPU budget, handler / floor`,
+      times(ratio),
+      ratio,
+      BUDGET.coldPathCpuRatio,
+      `≤ ${BUDGET.coldPathCpuRatio}×`,
+      true,
+    ),
+  ];
+}
 
 function importTime(summary: Summary): string {
   return `${ms(summary.median)} (${ms(summary.p90)})`;

@@ -8,7 +8,7 @@
  */
 import { type Clock, systemClock } from "./clock.ts";
 import { masked, PlantStoreError } from "./errors.ts";
-import { exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
+import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
 import { jsonFields, type NewPlant, newPlantJson, type Plant, plantFrom } from "./plant-json.ts";
 import {
   type AttemptResult,
@@ -17,7 +17,7 @@ import {
   retryPolicyFrom,
   withRetries,
 } from "./retry.ts";
-import { type Credentials, tokenSourceFor } from "./tokens.ts";
+import { type Credentials, type TokenContext, type TokenSource, tokenSourceFor } from "./tokens.ts";
 
 export { type Clock, systemClock } from "./clock.ts";
 export { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
@@ -54,84 +54,130 @@ export interface PlantStoreClient {
 
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const plantsUrl = plantsUrlFrom(options.baseUrl);
-  const context = {
-    fetch: options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
-    clock: options.clock ?? systemClock,
-    random: options.random ?? Math.random,
-    policy: retryPolicyFrom(options.retry),
-    signal: options.signal,
-  };
+  const context = clientContextFrom(options);
   const tokens = tokenSourceFor(options.credentials, context);
-  const what = `POST ${plantsUrl}`;
-
-  async function post(body: string, token: string, deadlineAt: number): Promise<Plant> {
-    const attempt = async (signal: AbortSignal): Promise<AttemptResult<Plant>> => {
-      const answer = await exchange(
-        context.fetch,
-        plantsUrl,
-        {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${token}`,
-            "content-type": "application/json",
-            accept: "application/json",
-          },
-          body,
-          signal,
-        },
-        what,
-      );
-      if (answer instanceof PlantStoreError) return { done: false, failure: answer };
-      if (answer.status === 200) {
-        const plant = plantFrom(answer.body);
-        if (plant) return { done: true, value: plant };
-        throw new PlantStoreError(`${what} answered 200 with a body that is not a Plant`, {
-          status: 200,
-          requestId: requestIdOf(answer.headers),
-        });
-      }
-      const fields = jsonFields(answer.body);
-      const waitMs = retryAfterMs(answer.headers, context.clock);
-      const serverMessage = typeof fields.message === "string" ? fields.message : answer.body.slice(0, 200);
-      const failure = new PlantStoreError(
-        masked(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, [
-          token,
-          ...tokens.secrets,
-        ]),
-        {
-          status: answer.status,
-          error: typeof fields.error === "number" ? fields.error : undefined,
-          retryAfterSeconds: waitMs === undefined ? undefined : Math.ceil(waitMs / 1000),
-          requestId: requestIdOf(answer.headers),
-        },
-      );
-      if (answer.status === 401 && isInvalidToken(answer.headers)) throw new InvalidTokenAnswer(failure);
-      if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
-      return { done: false, failure, retryAfterMs: waitMs };
-    };
-    return withRetries(attempt, { ...context, what, deadlineAt });
-  }
+  const endpoint: PlantsEndpoint = {
+    url: plantsUrl,
+    what: `POST ${plantsUrl}`,
+    fetch: context.fetch,
+    clock: context.clock,
+    tokens,
+  };
 
   return {
     plantsUrl,
     async createPlant(plant) {
       const body = newPlantJson(plant); // a TypeError here, before any token or request
       const deadlineAt = context.clock.now() + context.policy.deadlineMs;
-      const token = await tokens.token();
-      try {
-        return await post(body, token, deadlineAt);
-      } catch (error) {
-        if (!(error instanceof InvalidTokenAnswer)) throw error;
-        // A revoked or rotated token: one new token and one more try, never a loop.
-        if (!tokens.replace(token)) throw error.answer;
-        try {
-          return await post(body, await tokens.token(), deadlineAt);
-        } catch (second) {
-          throw second instanceof InvalidTokenAnswer ? second.answer : second;
-        }
-      }
+      const retryContext = { ...context, what: endpoint.what, deadlineAt };
+      return withTokenReplacedOnce(tokens, (token) =>
+        withRetries((signal) => postPlant(endpoint, body, token, signal), retryContext),
+      );
     },
   };
+}
+
+/** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */
+function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
+  return {
+    fetch: options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    policy: retryPolicyFrom(options.retry),
+    signal: options.signal,
+  };
+}
+
+/** Where one client posts its plants, and what its messages must never show. */
+interface PlantsEndpoint {
+  url: string;
+  /** The call as messages name it, e.g. "POST http://127.0.0.1:3000/plants". */
+  what: string;
+  fetch: FetchFunction;
+  clock: Clock;
+  tokens: TokenSource;
+}
+
+/**
+ * Calls `post` with a token and, when the API refuses that token as invalid (a revoked or rotated
+ * token), with one new token once more: never a loop.
+ */
+async function withTokenReplacedOnce<T>(
+  tokens: TokenSource,
+  post: (token: string) => Promise<T>,
+): Promise<T> {
+  const token = await tokens.token();
+  try {
+    return await post(token);
+  } catch (error) {
+    if (!(error instanceof InvalidTokenAnswer)) throw error;
+    if (!tokens.replace(token)) throw error.answer;
+    try {
+      return await post(await tokens.token());
+    } catch (second) {
+      throw second instanceof InvalidTokenAnswer ? second.answer : second;
+    }
+  }
+}
+
+/**
+ * One POST of the plant and what its answer means: the stored Plant, a failure worth another attempt,
+ * or a thrown failure (InvalidTokenAnswer when the token itself was refused).
+ */
+async function postPlant(
+  endpoint: PlantsEndpoint,
+  body: string,
+  token: string,
+  signal: AbortSignal,
+): Promise<AttemptResult<Plant>> {
+  const init = {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
+    body,
+    signal,
+  };
+  const answer = await exchange(endpoint.fetch, endpoint.url, init, endpoint.what);
+  if (answer instanceof PlantStoreError) return { done: false, failure: answer };
+  if (answer.status === 200) return { done: true, value: storedPlantOf(answer, endpoint.what) };
+  const waitMs = retryAfterMs(answer.headers, endpoint.clock);
+  const failure = refusalOf(answer, waitMs, endpoint.what, [token, ...endpoint.tokens.secrets]);
+  if (answer.status === 401 && isInvalidToken(answer.headers)) throw new InvalidTokenAnswer(failure);
+  if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
+  return { done: false, failure, retryAfterMs: waitMs };
+}
+
+/** The Plant a 200 answers; a body that is not one is the server's fault, thrown. */
+function storedPlantOf(answer: Exchange, what: string): Plant {
+  const plant = plantFrom(answer.body);
+  if (plant) return plant;
+  throw new PlantStoreError(`${what} answered 200 with a body that is not a Plant`, {
+    status: 200,
+    requestId: requestIdOf(answer.headers),
+  });
+}
+
+/** The failure an answer other than 200 is: its status, the server's message (secrets masked), its Retry-After. */
+function refusalOf(
+  answer: Exchange,
+  waitMs: number | undefined,
+  what: string,
+  secrets: readonly string[],
+): PlantStoreError {
+  const fields = jsonFields(answer.body);
+  const serverMessage = typeof fields.message === "string" ? fields.message : answer.body.slice(0, 200);
+  return new PlantStoreError(
+    masked(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, secrets),
+    {
+      status: answer.status,
+      error: typeof fields.error === "number" ? fields.error : undefined,
+      retryAfterSeconds: waitMs === undefined ? undefined : Math.ceil(waitMs / 1000),
+      requestId: requestIdOf(answer.headers),
+    },
+  );
 }
 
 /** A 401 whose challenge says the token itself was refused (RFC 6750 `error="invalid_token"`). */

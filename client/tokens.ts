@@ -4,8 +4,8 @@
  * concurrent calls; or a token the caller brings.
  */
 import type { Clock } from "./clock.ts";
-import { masked, PlantStoreError, TokenEndpointError } from "./errors.ts";
-import { exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
+import { masked, PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
+import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
 import { jsonFields } from "./plant-json.ts";
 import { type AttemptResult, RETRYABLE_STATUSES, type RetryPolicy, withRetries } from "./retry.ts";
 
@@ -112,77 +112,113 @@ class ClientCredentialsTokens implements TokenSource {
   }
 
   private async fetchToken(): Promise<CachedToken> {
-    const { clientId, clientSecret, tokenUrl, scope } = this.credentials;
-    const { clock } = this.context;
-    const what = `token endpoint ${tokenUrl}`;
-    const form = new URLSearchParams({ grant_type: "client_credentials" });
-    if (scope !== undefined) form.set("scope", scope);
-    const init = {
-      method: "POST",
-      headers: {
-        // RFC 6749 §2.3.1: the id and the secret are form-encoded, then joined and base64-encoded.
-        authorization: `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}`,
-        "content-type": "application/x-www-form-urlencoded",
-        accept: "application/json",
-      },
-      body: form.toString(),
-    };
+    const { credentials, context } = this;
+    const { tokenUrl } = credentials;
+    const what = endpointName(tokenUrl);
+    const init = tokenRequestInit(credentials);
     const attempt = async (signal: AbortSignal): Promise<AttemptResult<CachedToken>> => {
-      const requestedAt = clock.now();
-      const answer = await exchange(this.context.fetch, tokenUrl, { ...init, signal }, what);
+      const requestedAt = context.clock.now();
+      const answer = await exchange(context.fetch, tokenUrl, { ...init, signal }, what);
       if (answer instanceof PlantStoreError) return { done: false, failure: answer };
-      const fields = jsonFields(answer.body);
-      const details = {
-        status: answer.status,
-        requestId: requestIdOf(answer.headers),
-        retryAfterSeconds: secondsOf(retryAfterMs(answer.headers, clock)),
-      };
-      if (answer.status === 200) {
-        const token = fields.access_token;
-        const tokenType = fields.token_type;
-        if (typeof token !== "string" || token === "" || /[\s,]/.test(token)) {
-          throw new TokenEndpointError(
-            `${what} answered 200 without an access token`,
-            tokenUrl,
-            undefined,
-            details,
-          );
-        }
-        if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
-          throw new TokenEndpointError(
-            `${what} gave a ${tokenType} token, not a Bearer one`,
-            tokenUrl,
-            undefined,
-            details,
-          );
-        }
-        return { done: true, value: { token, refreshAt: requestedAt + usableMs(fields.expires_in) } };
-      }
-      const oauthError = typeof fields.error === "string" ? fields.error : undefined;
-      const description = typeof fields.error_description === "string" ? `: ${fields.error_description}` : "";
-      const message = masked(
-        `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description}`,
-        [clientSecret],
-      );
-      const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
-      if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
-      return { done: false, failure, retryAfterMs: retryAfterMs(answer.headers, clock) };
+      return tokenAnswerResult(answer, requestedAt, credentials, context.clock);
     };
     try {
-      const fetched = await withRetries(attempt, { ...this.context, what });
+      const fetched = await withRetries(attempt, { ...context, what });
       this.cached = fetched;
       return fetched;
     } catch (error) {
-      // A timeout or no answer is the token endpoint's too: say so in the class, for `instanceof`.
-      if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
-        throw new TokenEndpointError(error.message, tokenUrl, undefined, {
-          attempts: error.attempts,
-          cause: error.cause,
-        });
-      }
-      throw error;
+      throw asTokenEndpointError(error, tokenUrl);
     }
   }
+}
+
+/** The token endpoint as messages name it. */
+function endpointName(tokenUrl: string): string {
+  return `token endpoint ${tokenUrl}`;
+}
+
+/** The client-credentials grant's request (RFC 6749 §4.4), without its signal. */
+function tokenRequestInit({ clientId, clientSecret, scope }: ClientCredentials) {
+  const form = new URLSearchParams({ grant_type: "client_credentials" });
+  if (scope !== undefined) form.set("scope", scope);
+  return {
+    method: "POST",
+    headers: {
+      // RFC 6749 §2.3.1: the id and the secret are form-encoded, then joined and base64-encoded.
+      authorization: `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}`,
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    },
+    body: form.toString(),
+  };
+}
+
+/** What the token endpoint's answer means: a token to cache, a failure worth another attempt, or a throw. */
+function tokenAnswerResult(
+  answer: Exchange,
+  requestedAt: number,
+  { tokenUrl, clientSecret }: ClientCredentials,
+  clock: Clock,
+): AttemptResult<CachedToken> {
+  const what = endpointName(tokenUrl);
+  const fields = jsonFields(answer.body);
+  const details = {
+    status: answer.status,
+    requestId: requestIdOf(answer.headers),
+    retryAfterSeconds: secondsOf(retryAfterMs(answer.headers, clock)),
+  };
+  if (answer.status === 200) {
+    return { done: true, value: grantedToken(fields, requestedAt, tokenUrl, details) };
+  }
+  const oauthError = typeof fields.error === "string" ? fields.error : undefined;
+  const description = typeof fields.error_description === "string" ? `: ${fields.error_description}` : "";
+  const message = masked(
+    `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description}`,
+    [clientSecret],
+  );
+  const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
+  if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
+  return { done: false, failure, retryAfterMs: retryAfterMs(answer.headers, clock) };
+}
+
+/** The Bearer token a 200 grants, cached until shortly before it expires; a 200 without one is thrown. */
+function grantedToken(
+  fields: Record<string, unknown>,
+  requestedAt: number,
+  tokenUrl: string,
+  details: PlantStoreErrorDetails,
+): CachedToken {
+  const what = endpointName(tokenUrl);
+  const token = fields.access_token;
+  const tokenType = fields.token_type;
+  if (typeof token !== "string" || token === "" || /[\s,]/.test(token)) {
+    throw new TokenEndpointError(
+      `${what} answered 200 without an access token`,
+      tokenUrl,
+      undefined,
+      details,
+    );
+  }
+  if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
+    throw new TokenEndpointError(
+      `${what} gave a ${tokenType} token, not a Bearer one`,
+      tokenUrl,
+      undefined,
+      details,
+    );
+  }
+  return { token, refreshAt: requestedAt + usableMs(fields.expires_in) };
+}
+
+/** A timeout or no answer is the token endpoint's too: say so in the class, for `instanceof`. */
+function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
+  if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
+    return new TokenEndpointError(error.message, tokenUrl, undefined, {
+      attempts: error.attempts,
+      cause: error.cause,
+    });
+  }
+  return error;
 }
 
 /** How long a token with this `expires_in` is used: up to the margin before it expires; 0 when unknown. */

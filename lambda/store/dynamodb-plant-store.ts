@@ -70,19 +70,21 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
     baseDelayMs: BASE_DELAY_MS,
     maxDelayMs: MAX_DELAY_MS,
   };
-  /** Shared by every request of this instance, as the SDK client's quota is. */
-  const quota = new RetryQuota();
-
   const retryOptions = {
     policy,
-    quota,
+    /** Shared by every request of this instance, as the SDK client's quota is. */
+    quota: new RetryQuota(),
     classify: retryableFault,
     ...(settings.retryEnvironment ? { environment: settings.retryEnvironment } : {}),
   };
 
   return {
     async putIfAbsent(plant, observer) {
-      const create = createAttempts(client, settings.tableName, policy.maxAttempts, plant, observer);
+      const create = createAttempts(
+        countedCalls(client, policy.maxAttempts, observer),
+        settings.tableName,
+        plant,
+      );
       try {
         return await withRetries(retryOptions, create.attempt);
       } catch (error) {
@@ -95,57 +97,40 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
 }
 
 /**
- * The attempts of one create, and what they learn: each call to DynamoDB (the read after a conflict
- * included) is one of its `maxAttempts`; a read that fails is retried alone; and whether a PutItem may
- * have applied unconfirmed (no answer after it was sent, a 5xx) decides the outcome of a failure.
+ * The attempts of one create over its counted `call`s, and what they learn: a read after a conflict that
+ * fails is retried alone; and whether a PutItem may have applied unconfirmed (no answer after it was
+ * sent, a 5xx) decides the outcome of a failure.
  */
 function createAttempts(
-  client: DynamoDbClient,
+  call: DynamoDbClient["call"],
   tableName: string,
-  maxAttempts: number,
   plant: NewPlant,
-  observer: StoreObserver | undefined,
 ): { attempt: (signal: AbortSignal) => Promise<PutOutcome>; outcome: () => WriteOutcome } {
-  let calls = 0;
-  let lastFailure: unknown;
   let mayHaveWritten = false;
   /** A conditional failure came without the stored plant: the next call reads it. */
   let readNext = false;
-
-  const call = (operation: string, input: object, signal: AbortSignal) => {
-    if (calls >= maxAttempts) {
-      throw new RetriesExhaustedError(`gave up after ${calls} calls: attempts exhausted`, {
-        cause: lastFailure,
-      });
-    }
-    calls++;
-    if (observer) observer.storeAttempts++;
-    // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
-    const resent = () => (mayHaveWritten ||= operation === "PutItem");
-    return client.call(operation, input, signal, resent).catch((error: unknown) => {
-      lastFailure = error;
-      throw error;
-    });
-  };
-  const existingOutcome = (existing: NewPlant): PutOutcome => ({
+  const existingOutcome = (item: Item): PutOutcome => ({
     created: false,
-    existing,
+    existing: fromItem(item),
     ...(mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
   });
 
   const attempt = async (signal: AbortSignal): Promise<PutOutcome> => {
     if (!readNext) {
       try {
-        await call("PutItem", putIfAbsentInput(tableName, plant), signal);
+        // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
+        await call("PutItem", putIfAbsentInput(tableName, plant), signal, () => {
+          mayHaveWritten = true;
+        });
         return { created: true };
       } catch (error) {
         if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
-          if (mayHaveApplied(error)) mayHaveWritten = true;
+          mayHaveWritten ||= mayHaveApplied(error);
           throw error;
         }
         // DynamoDB returns the old item; servers that ignore the option (dynalite) need a read.
         const oldItem = error.body.Item as Item | undefined;
-        if (oldItem) return existingOutcome(fromItem(oldItem));
+        if (oldItem) return existingOutcome(oldItem);
         readNext = true;
       }
     }
@@ -158,9 +143,36 @@ function createAttempts(
     if (read.Item === undefined) {
       throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
     }
-    return existingOutcome(fromItem(read.Item as Item));
+    return existingOutcome(read.Item as Item);
   };
   return { attempt, outcome: () => (mayHaveWritten ? "unknown" : "not-written") };
+}
+
+/**
+ * The calls to DynamoDB of one create: each (the read after a conflict included) is one of its
+ * `maxAttempts`, counted for the observer; a call past them throws RetriesExhaustedError, caused by the
+ * last call's failure.
+ */
+function countedCalls(
+  client: DynamoDbClient,
+  maxAttempts: number,
+  observer: StoreObserver | undefined,
+): DynamoDbClient["call"] {
+  let calls = 0;
+  let lastFailure: unknown;
+  return (operation, input, signal, onResend) => {
+    if (calls >= maxAttempts) {
+      throw new RetriesExhaustedError(`gave up after ${calls} calls: attempts exhausted`, {
+        cause: lastFailure,
+      });
+    }
+    calls++;
+    if (observer) observer.storeAttempts++;
+    return client.call(operation, input, signal, onResend).catch((error: unknown) => {
+      lastFailure = error;
+      throw error;
+    });
+  };
 }
 
 /** The conditional PutItem of a plant: it never overwrites, and a conflict returns what is stored. */
