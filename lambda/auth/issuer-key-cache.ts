@@ -1,7 +1,8 @@
 import { InvalidTokenError, IssuerUnavailableError } from "../errors.ts";
+import { loadNodeCrypto } from "../node-crypto.ts";
 import { type JsonWebKey, KeySetInvalidError, parseKeySet, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
 import { KeySetFetchError, type KeySetFetcher } from "./jwks-fetcher.ts";
-import { importVerificationKey, loadNodeCrypto, type VerificationKey } from "./signatures.ts";
+import { importVerificationKey, type VerificationKey } from "./signatures.ts";
 
 export interface IssuerKeyCacheOptions {
   /** The issuer's key-set URL: configuration, the one thing the cache is for. */

@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import { loadedNodeCrypto } from "../node-crypto.ts";
 import type { JsonWebKey } from "./json-web-keys.ts";
 import type { JwsAlgorithm } from "./key-algorithms.ts";
 
@@ -6,21 +7,6 @@ type NodeCrypto = typeof import("node:crypto");
 
 /** A published key made ready to verify with, or why it cannot be: then the issuer's fault (503). */
 export type VerificationKey = { key: KeyObject; failure?: undefined } | { key?: undefined; failure: Error };
-
-let loading: Promise<NodeCrypto> | undefined;
-let loaded: NodeCrypto | undefined;
-
-/**
- * node:crypto is loaded with the first key set, not with the bundle (as the SigV4 signer's,
- * lambda/store/sigv4.ts): at init when the key set is prefetched, else on the first request.
- */
-export function loadNodeCrypto(): Promise<NodeCrypto> {
-  loading ??= import("node:crypto").then((module) => {
-    loaded = module;
-    return module;
-  });
-  return loading;
-}
 
 /**
  * Imports a published key, once per key set (IssuerKeyCache keeps the result): only the members that
@@ -51,11 +37,10 @@ export function signatureIsValid(
   signingInput: string,
   signature: Buffer,
 ): boolean {
-  if (loaded === undefined) throw new Error("a key was imported without node:crypto loaded");
   const length = expectedLength ?? Math.ceil((key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
   if (signature.length !== length) return false;
   try {
-    return loaded.verify(
+    return loadedNodeCrypto().verify(
       algorithm.digest,
       Buffer.from(signingInput),
       { key, dsaEncoding: "ieee-p1363" }, // read for ECDSA only

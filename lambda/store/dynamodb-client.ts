@@ -1,5 +1,6 @@
+import { loadNodeCrypto } from "../node-crypto.ts";
 import { NoAnswerError, type OutboundResponse, sendRequest } from "../transport/http-request.ts";
-import { loadSigner, signedHeaders } from "./sigv4.ts";
+import { signedHeaders } from "./sigv4.ts";
 
 /** Who signs the calls, and for which region. */
 export interface DynamoDbIdentity {
@@ -148,7 +149,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
         headers: {},
         signal,
       });
-      await Promise.allSettled([connected, loadSigner()]);
+      await Promise.allSettled([connected, loadNodeCrypto()]);
     },
   };
 }

@@ -4,9 +4,8 @@
  * presigning paths) or WebCrypto's first-use cost (aws4fetch) for the few lines a JSON-protocol POST needs.
  * test/lambda/sigv4.test.ts checks it against aws4 and against a verifier written from the specification.
  */
+import { loadNodeCrypto } from "../node-crypto.ts";
 import type { DynamoDbIdentity } from "./dynamodb-client.ts";
-
-type NodeCrypto = typeof import("node:crypto");
 
 export interface RequestToSign {
   method: string;
@@ -19,17 +18,6 @@ export interface RequestToSign {
 
 const ALGORITHM = "AWS4-HMAC-SHA256";
 
-let nodeCrypto: Promise<NodeCrypto> | undefined;
-
-/**
- * node:crypto is loaded on first use (~2.5 ms measured here), not with the bundle: a cold start pays for
- * it when its first call signs, or while the store's connection is being opened at init.
- */
-export function loadSigner(): Promise<NodeCrypto> {
-  nodeCrypto ??= import("node:crypto");
-  return nodeCrypto;
-}
-
 /** The derived key of the last signature: it changes with the day, the region, the service or the secret. */
 let cachedSigningKey: { scope: string; secretAccessKey: string; key: Buffer } | undefined;
 
@@ -39,7 +27,7 @@ export async function signedHeaders(
   { region, credentials }: DynamoDbIdentity,
   now: Date = new Date(),
 ): Promise<Record<string, string>> {
-  const { createHash, createHmac } = await loadSigner();
+  const { createHash, createHmac } = await loadNodeCrypto();
   const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
 
   const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");
