@@ -13,15 +13,11 @@ import {
   DEFAULT_RETRY_POLICY,
   PlantStoreError,
 } from "../../client/index.ts";
-import { type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
+import type { LocalDynamoDb } from "../../local/dynamodb.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
-import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import {
-  GENEROUS_STORE_TIMEOUTS,
-  type RunningServer,
-  startServer,
-  tempDataDir,
-} from "../support/local-run.ts";
+import type { Fault, FaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { type FaultyLocalRun, startLocalRunOnFaultyStore } from "../support/faulty-local-run.ts";
+import type { RunningServer } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 import { SkippedWaitsClock } from "./fakes.ts";
 
@@ -29,25 +25,16 @@ let dynamoDb: LocalDynamoDb;
 let faulty: FaultyDynamoDb;
 let server: RunningServer;
 let local: ClientCredentials;
+let run: FaultyLocalRun | undefined;
 
 beforeAll(async () => {
-  dynamoDb = await startDynalite();
-  faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
-  faulty.script([], "proxy"); // npm start creates its table through it
-  const dataDir = await tempDataDir();
-  server = await startServer({
-    PLANTS_DATA_DIR: dataDir,
-    AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
-    // A throttle answered late on a busy machine must not become a timeout, which would change the message.
-    ...GENEROUS_STORE_TIMEOUTS,
-  });
-  local = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8")) as ClientCredentials;
+  run = await startLocalRunOnFaultyStore();
+  ({ dynamoDb, faulty, server } = run);
+  local = JSON.parse(await readFile(join(run.dataDir, "client.json"), "utf8")) as ClientCredentials;
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await faulty?.close();
-  await dynamoDb?.close();
+  await run?.close();
 });
 
 const storedItem = (id: string) => readStoredItem(dynamoDb.endpoint, DEFAULT_TABLE_NAME, id);

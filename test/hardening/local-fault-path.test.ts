@@ -6,43 +6,28 @@
  * in store-faults.test.ts.)
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
+import type { LocalDynamoDb } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
-import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import {
-  GENEROUS_STORE_TIMEOUTS,
-  type RunningServer,
-  startServer,
-  tempDataDir,
-} from "../support/local-run.ts";
+import type { FaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { type FaultyLocalRun, startLocalRunOnFaultyStore } from "../support/faulty-local-run.ts";
+import type { RunningServer } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let dynamoDb: LocalDynamoDb;
 let faulty: FaultyDynamoDb;
-let dataDir: string;
 let server: RunningServer;
 let token: string;
+let run: FaultyLocalRun | undefined;
 
 beforeAll(async () => {
-  dynamoDb = await startDynalite();
-  faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
-  faulty.script([], "proxy"); // the server creates its table through it on start
-  dataDir = await tempDataDir();
-  server = await startServer({
-    PLANTS_DATA_DIR: dataDir,
-    AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
-    // A throttle answered late on a busy machine must not become a timeout, which would change the message.
-    ...GENEROUS_STORE_TIMEOUTS,
-  });
-  token = await mintLocalToken(dataDir);
+  run = await startLocalRunOnFaultyStore();
+  ({ dynamoDb, faulty, server } = run);
+  token = await mintLocalToken(run.dataDir);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await faulty?.close();
-  await dynamoDb?.close();
-  // The data dir (and the server, if a test failed before stopping it) go in local-run.ts's cleanUp.
+  await run?.close();
 });
 
 async function post(body: string): Promise<{ response: Response; text: string }> {
