@@ -14,6 +14,7 @@ import {
   type AttemptResult,
   RETRYABLE_STATUSES,
   type RetryOptions,
+  RetryQuota,
   retryPolicyFrom,
   withRetries,
 } from "./retry.ts";
@@ -84,6 +85,7 @@ function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     policy: retryPolicyFrom(options.retry),
+    quota: new RetryQuota(),
     signal: options.signal,
   };
 }

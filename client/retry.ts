@@ -2,10 +2,16 @@
  * Retries safe by design: a create is idempotent (an identical replay answers 200) and a token request
  * changes nothing, so a failure that may be passing (429, 502, 503, 504, no answer, a timeout, even after
  * the request was sent) is tried again, like the AWS SDKs' standard mode: few attempts, full-jitter
- * backoff or the server's Retry-After (capped), all inside one deadline, each attempt with its own timeout.
+ * backoff or the server's Retry-After (capped), all inside one deadline, each attempt with its own timeout,
+ * and a retry quota per client: in an outage its calls soon stop retrying and fail at once, instead of
+ * tripling the load on a struggling service.
  */
+import { NO_RETRY_INCREMENT, RETRY_COST, RetryQuota, TRANSIENT_RETRY_COST } from "../lambda/store/retry.ts";
 import { type Clock, sleep } from "./clock.ts";
 import { PlantStoreError } from "./errors.ts";
+
+/** The AWS SDKs' retry quota, the same as the function's own (lambda/store/retry.ts): one per client. */
+export { RetryQuota };
 
 export interface RetryOptions {
   /** Requests per call, the first included (default 3). */
@@ -64,6 +70,8 @@ export interface RetryContext {
   clock: Clock;
   /** In [0, 1), as Math.random. */
   random: () => number;
+  /** Shared by every call of one client; a retry whose cost it cannot pay is not made. */
+  quota: RetryQuota;
   /** The caller's signal: aborting it stops at once, with its reason, and is never retried. */
   signal?: AbortSignal | undefined;
   /** When the call must be over (clock time); now + deadlineMs when not given. */
@@ -81,13 +89,17 @@ export async function withRetries<T>(
   attempt: (signal: AbortSignal) => Promise<AttemptResult<T>>,
   context: RetryContext,
 ): Promise<T> {
-  const { policy, clock, random, signal } = context;
+  const { policy, clock, random, signal, quota } = context;
   const deadlineAt = context.deadlineAt ?? clock.now() + policy.deadlineMs;
+  let lastRetryCost: number | undefined;
   for (let attemptNumber = 1; ; attemptNumber++) {
     signal?.throwIfAborted();
     const timeoutMs = Math.max(0, Math.min(policy.attemptTimeoutMs, deadlineAt - clock.now()));
     const result = await timedAttempt(attempt, timeoutMs, context);
-    if (result.done) return result.value;
+    if (result.done) {
+      quota.refund(lastRetryCost ?? NO_RETRY_INCREMENT);
+      return result.value;
+    }
     const { failure } = result;
     (failure as { attempts: number }).attempts = attemptNumber;
     if (attemptNumber >= policy.maxAttempts) throw failure;
@@ -97,6 +109,10 @@ export async function withRetries<T>(
         : Math.min(result.retryAfterMs, policy.maxRetryAfterMs);
     // No attempt that could not finish before the deadline: the caller hears the failure now.
     if (clock.now() + delayMs >= deadlineAt) throw failure;
+    // Throttling costs the quota less than a service passing out (5xx, no answer), as in the SDKs.
+    const cost = failure.status === 429 ? RETRY_COST : TRANSIENT_RETRY_COST;
+    if (!quota.tryTake(cost)) throw failure;
+    lastRetryCost = cost;
     await sleep(clock, delayMs, signal);
   }
 }

@@ -7,7 +7,13 @@ import type { Clock } from "./clock.ts";
 import { masked, PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
 import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
 import { jsonFields } from "./plant-json.ts";
-import { type AttemptResult, RETRYABLE_STATUSES, type RetryPolicy, withRetries } from "./retry.ts";
+import {
+  type AttemptResult,
+  RETRYABLE_STATUSES,
+  type RetryPolicy,
+  type RetryQuota,
+  withRetries,
+} from "./retry.ts";
 
 /** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
 export interface ClientCredentials {
@@ -42,6 +48,7 @@ export interface TokenContext {
   clock: Clock;
   random: () => number;
   policy: RetryPolicy;
+  quota: RetryQuota;
   signal?: AbortSignal | undefined;
 }
 

@@ -176,6 +176,29 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(plantRequests()).toHaveLength(3);
   });
 
+  it("stops retrying once its retry quota is spent in an outage, and earns it back with successes", async () => {
+    let outage = true;
+    const { create, plantRequests } = setup((request, signal) =>
+      outage
+        ? json(503, { error: 503, message: "store unavailable" }, { "retry-after": "0" })
+        : echoPlant(request, signal),
+    );
+    const requestsOf = async (id: number) => {
+      const before = plantRequests().length;
+      await create({ id, name: "Fern" }).catch(() => undefined);
+      return plantRequests().length - before;
+    };
+    const duringOutage: number[] = [];
+    for (let id = 1; id <= 27; id++) duringOutage.push(await requestsOf(id));
+    // 500 in the quota, 10 per retry after a 503: 25 calls retry twice, then none retries.
+    expect(duringOutage).toEqual([...Array(25).fill(3), 1, 1]);
+
+    outage = false;
+    for (let id = 100; id < 110; id++) expect(await requestsOf(id)).toBe(1); // each gives 1 back
+    outage = true;
+    expect(await requestsOf(200)).toBe(2); // 10 earned back: one retry
+  });
+
   it("honours a 429's Retry-After up to a cap", async () => {
     let answered = 0;
     const { create, plantRequests, clock } = setup(
@@ -257,7 +280,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
 });
 
 describe("the client module runs outside Node", () => {
-  it("imports nothing but its own modules and the API's pure lossless JSON parser", () => {
+  it("imports nothing but its own modules and the API's pure modules: the lossless JSON parser, the retry quota", () => {
     const directory = new URL("../../client/", import.meta.url);
     const files = readdirSync(directory).filter((file) => file.endsWith(".ts"));
     expect(files).toContain("index.ts");
@@ -266,12 +289,15 @@ describe("the client module runs outside Node", () => {
       const imports = [...source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((match) => match[1]);
       for (const specifier of imports) {
         expect(specifier, `${file} imports ${specifier}`).toMatch(
-          /^\.\/[\w-]+\.ts$|^\.\.\/lambda\/request\/lossless-json\.ts$/,
+          /^\.\/[\w-]+\.ts$|^\.\.\/lambda\/request\/lossless-json\.ts$|^\.\.\/lambda\/store\/retry\.ts$/,
         );
       }
       expect(source, file).not.toMatch(/\b(Buffer|process|require)\b/);
     }
-    const parser = readFileSync(new URL("../../lambda/request/lossless-json.ts", import.meta.url), "utf8");
-    expect(parser).not.toMatch(/^import /m);
+    for (const shared of ["request/lossless-json.ts", "store/retry.ts"]) {
+      const source = readFileSync(new URL(`../../lambda/${shared}`, import.meta.url), "utf8");
+      expect(source, shared).not.toMatch(/^import /m);
+      expect(source, shared).not.toMatch(/\b(Buffer|process|require)\b/);
+    }
   });
 });
