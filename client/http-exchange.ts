@@ -31,6 +31,9 @@ export function retryAfterMs(headers: Headers, clock: Clock): number | undefined
   const value = headers.get("retry-after")?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // RFC 9110 §10.2.3: delay-seconds or an HTTP-date (`Sun, 06 Nov 1994 08:49:37 GMT`). Anything else
+  // (`1.5`, `-1`) is no Retry-After at all: the usual backoff, not an immediate retry.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - clock.now());
 }

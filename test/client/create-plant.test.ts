@@ -212,6 +212,27 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 2500]);
   });
 
+  it.each([
+    ["an HTTP-date 2 s ahead", (now: number) => new Date(now + 2000).toUTCString(), 2000],
+    ["1.5, not a delay-seconds", () => "1.5", 50],
+    ["-1", () => "-1", 50],
+    ["a date in another format", (now: number) => new Date(now + 2000).toISOString(), 50],
+  ])(
+    "reads a Retry-After of %s as RFC 9110 does (else the jittered backoff)",
+    async (_case, value, waited) => {
+      let answered = 0;
+      const { create, plantRequests, clock } = setup(
+        (request) =>
+          ++answered === 1
+            ? json(503, { error: 503, message: "down" }, { "retry-after": value(clock.now()) })
+            : echoPlant(request, undefined),
+        { retry: { baseDelayMs: 100 } },
+      );
+      await create({ id: 1, name: "Fern" });
+      expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, waited]);
+    },
+  );
+
   it("gives up at once when the wait asked for would pass the deadline", async () => {
     const { create, plantRequests } = setup(
       () => json(503, { error: 503, message: "down" }, { "retry-after": "2" }),
