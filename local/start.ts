@@ -48,7 +48,7 @@ for (const line of linesBeforeBanner) console.log(line);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  // npm and tsx relay Ctrl-C too, so the signal may come twice: stop once, and let the first stop finish.
+  // npm relays Ctrl-C too, so the signal may come twice: stop once, and let the first stop finish.
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;

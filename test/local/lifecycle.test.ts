@@ -11,14 +11,13 @@ import { describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import {
   type Command,
-  REPO,
   startCommand,
+  startLocalRun,
   startServer,
   tempDataDir,
   waitForBanner,
 } from "../support/local-run.ts";
 
-const TSX = join(REPO, "node_modules", ".bin", "tsx");
 /** Generous: stopping takes well under a second; a server that does not stop at all fails the test. */
 const STOP_BOUND_MS = 10_000;
 
@@ -112,10 +111,7 @@ describe("two processes on one data dir at the same moment", () => {
   it("lets exactly one `npm start` serve, and tells the other why in one line, every time", async () => {
     for (let trial = 0; trial < 3; trial++) {
       const env = { PLANTS_DATA_DIR: await tempDataDir(), PORT: "0" };
-      const commands = [
-        startCommand(TSX, ["local/start.ts"], env),
-        startCommand(TSX, ["local/start.ts"], env),
-      ];
+      const commands = [startLocalRun(env), startLocalRun(env)];
       const outcomes = await Promise.allSettled(commands.map(waitForBanner));
       const serving = commands.filter((_, index) => outcomes[index]?.status === "fulfilled");
       const refused = commands.filter((_, index) => outcomes[index]?.status === "rejected");
@@ -135,7 +131,7 @@ describe("two processes on one data dir at the same moment", () => {
   it("lets `npm run invoke` started with `npm start` write its event, through the server or alone", async () => {
     const dataDir = await tempDataDir();
     const env = { PLANTS_DATA_DIR: dataDir, PORT: "0" };
-    const server = startCommand(TSX, ["local/start.ts"], env);
+    const server = startLocalRun(env);
     const invoke = startCommand(
       "npm",
       ["run", "--silent", "invoke", "--", "local/events/create-plant.json"],

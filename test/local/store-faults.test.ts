@@ -8,13 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { FAIL_WRITES_FILE } from "../support/level-write-fault.ts";
-import { REPO, startCommand, startServer, tempDataDir } from "../support/local-run.ts";
-
-const TSX = join(REPO, "node_modules", ".bin", "tsx");
+import { startLocalRun, startServer, tempDataDir } from "../support/local-run.ts";
 
 /** `npm start` that fails to start: its whole output, and its exit code. */
 async function failedStart(dataDir: string): Promise<{ output: string; code: number | null }> {
-  const command = startCommand(TSX, ["local/start.ts"], { PLANTS_DATA_DIR: dataDir });
+  const command = startLocalRun({ PLANTS_DATA_DIR: dataDir });
   const code = await command.exited;
   return { output: command.output().trim(), code };
 }

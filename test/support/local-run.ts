@@ -12,7 +12,6 @@ import { promisify } from "node:util";
 import { afterAll } from "vitest";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = join(REPO, "node_modules", ".bin", "tsx");
 const STARTUP_TIMEOUT_MS = 30_000;
 /** What the banner of `npm start` says once it serves. */
 const BANNER = /API at (http:\/\/127\.0\.0\.1:\d+)\/plants/;
@@ -96,6 +95,14 @@ function killGroup(group: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/**
+ * `local/start.ts` as package.json's start script runs it: node with tsx's loader, so that a signal
+ * reaches the server itself (the tsx command would stand between, relaying it).
+ */
+export function startLocalRun(env: Record<string, string>, nodeArgs: string[] = []): Command {
+  return startCommand(process.execPath, ["--import", "tsx", ...nodeArgs, "local/start.ts"], env);
+}
+
 export interface RunningServer extends Command {
   /** The base URL; the API is `${url}/plants`. */
   url: string;
@@ -110,7 +117,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const command = options.viaNpm
     ? startCommand("npm", ["start"], { PORT: "0", ...env })
-    : startCommand(TSX, [...(options.nodeArgs ?? []), "local/start.ts"], { PORT: "0", ...env });
+    : startLocalRun({ PORT: "0", ...env }, options.nodeArgs);
   const url = await waitForBanner(command);
   return {
     ...command,
