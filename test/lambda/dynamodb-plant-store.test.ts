@@ -19,6 +19,7 @@ import {
   startDynalite,
 } from "../../local/dynamodb.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { freePort } from "../support/free-port.ts";
 
 /**
  * Time as these tests need it: it stands still (backoffs pass at once, the deadline never comes) and no
@@ -300,10 +301,7 @@ describe("prewarm", () => {
   });
 
   it("is harmless when the endpoint cannot be reached: it resolves, and the store still answers", async () => {
-    const unreachable = createServer();
-    await new Promise<void>((resolve) => unreachable.listen(0, "127.0.0.1", resolve));
-    const { port } = unreachable.address() as AddressInfo;
-    await new Promise<void>((resolve) => unreachable.close(() => resolve()));
+    const port = await freePort(); // nothing listens there
     const coldStore = localStore(`http://127.0.0.1:${port}`, { deadlineMs: 300, attemptTimeoutMs: 100 });
     await expect(coldStore.prewarm()).resolves.toBeUndefined();
     await expect(coldStore.putIfAbsent({ id: 601n, name: "Fern" })).rejects.toThrow(

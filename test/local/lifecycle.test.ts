@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
+import { freePort } from "../support/free-port.ts";
 import {
   type Command,
   startCommand,
@@ -20,17 +21,6 @@ import {
 
 /** Generous: stopping takes well under a second; a server that does not stop at all fails the test. */
 const STOP_BOUND_MS = 10_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function portIsOpen(url: string): Promise<boolean> {
   const { port } = new URL(url);
