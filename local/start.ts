@@ -31,21 +31,7 @@ try {
   process.exit(1);
 }
 
-const plantsUrl = `${api.url}/plants`;
-const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run --silent token`;
-const storeDescription = api.store.embedded
-  ? `embedded DynamoDB (dynalite), data in ${dataDir}`
-  : `DynamoDB at ${api.store.endpoint}`;
-console.log(`Plant Store API at ${plantsUrl}
-  store:  ${storeDescription}, table ${api.store.tableName}
-  token:  ${tokenCommand}
-  try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
-  client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
-          token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
-  Ctrl-C stops it.`);
-logRequest = console.log;
-for (const line of linesBeforeBanner) console.log(line);
-
+// Before the banner: whoever reads it may stop the server at once, and must find it ready to stop cleanly.
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   // npm relays Ctrl-C too, so the signal may come twice: stop once, and let the first stop finish.
@@ -62,3 +48,18 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     );
   });
 }
+
+const plantsUrl = `${api.url}/plants`;
+const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run --silent token`;
+const storeDescription = api.store.embedded
+  ? `embedded DynamoDB (dynalite), data in ${dataDir}`
+  : `DynamoDB at ${api.store.endpoint}`;
+console.log(`Plant Store API at ${plantsUrl}
+  store:  ${storeDescription}, table ${api.store.tableName}
+  token:  ${tokenCommand}
+  try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
+  client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
+          token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
+  Ctrl-C stops it.`);
+logRequest = console.log;
+for (const line of linesBeforeBanner) console.log(line);
