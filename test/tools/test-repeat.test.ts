@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -148,6 +148,10 @@ describe("npm run test:repeat", () => {
     expect(stdout).toContain("run 2 of 5: passed");
     expect(stdout).toMatch(/run 3 of 5: FAILED \(exit 1\)/);
     expect(stdout).toContain("this is run 3");
+    const logFile = /\(all of it: (.+failed-run\.log)\)/.exec(stdout)?.[1];
+    if (logFile === undefined) throw new Error(`no log file named in:\n${stdout}`);
+    dirs.push(dirname(logFile));
+    expect(await readFile(logFile, "utf8")).toContain("this is run 3");
     expect(stdout.trimEnd().split("\n").at(-1)).toMatch(
       /^test:repeat: FAILED: run 3 of 5 of `.* -e .*` exited 1, after 2 of 5 passed$/,
     );
