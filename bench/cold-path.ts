@@ -8,8 +8,8 @@
 
 import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
 import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
+import { createLoopbackCertificates, type LoopbackCertificates } from "../support/certificates.ts";
 import { apiGatewayEvent } from "../support/events.ts";
-import { type BenchCertificates, createBenchCertificates } from "./certificates.ts";
 import { type FreshProcessShare, timeFreshProcess } from "./first-invocation.ts";
 import { type RemoteEndpoint, startRemoteEndpoint } from "./network-model.ts";
 import { type Summary, summarize } from "./stats.ts";
@@ -79,7 +79,7 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
 interface ModelledNetwork {
   store: RemoteEndpoint;
   issuer: RemoteEndpoint;
-  certificates: BenchCertificates;
+  certificates: LoopbackCertificates;
   /** The key set's path on the issuer, as the harness serves it. */
   jwksPath: string;
   close(): Promise<void>;
@@ -95,7 +95,7 @@ interface ConditionSamples {
 async function startModelledNetwork(harnessEnvironment: Record<string, string>): Promise<ModelledNetwork> {
   const storeUrl = new URL(required(harnessEnvironment, "AWS_ENDPOINT_URL_DYNAMODB"));
   const jwksUrl = new URL(required(harnessEnvironment, "JWKS_URL"));
-  const certificates = await createBenchCertificates();
+  const certificates = await createLoopbackCertificates();
   const endpointOptions = { key: certificates.key, cert: certificates.cert, roundTripMs: 0 };
   const store = await startRemoteEndpoint({ ...endpointOptions, upstreamPort: Number(storeUrl.port) });
   const issuer = await startRemoteEndpoint({ ...endpointOptions, upstreamPort: Number(jwksUrl.port) });

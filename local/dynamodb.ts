@@ -35,7 +35,12 @@ export async function startDynalite(options: { path?: string; port?: number } = 
   return {
     endpoint: `http://127.0.0.1:${port}`,
     close: () =>
-      new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // A connection that never sent a request (a store's, opened ahead at init) is not idle to
+        // node:http: close() alone would wait for it until the headers timeout, 60 s.
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -1,5 +1,10 @@
 import { loadNodeCrypto } from "../node-crypto.ts";
-import { NoAnswerError, type OutboundResponse, sendRequest } from "../transport/http-request.ts";
+import {
+  NoAnswerError,
+  type OutboundResponse,
+  openConnection,
+  sendRequest,
+} from "../transport/http-request.ts";
 import { signedHeaders } from "./sigv4.ts";
 
 /** Who signs the calls, and for which region. */
@@ -61,9 +66,9 @@ export interface DynamoDbClient {
     onResend?: () => void,
   ): Promise<Record<string, unknown>>;
   /**
-   * Opens the connection to the endpoint (TLS handshake included) and leaves it in the keep-alive pool
-   * for the next call, unless `signal` aborts first. Never rejects: a failed warm-up only means the first
-   * call connects itself.
+   * Opens the connection to the endpoint (TLS handshake included), sending nothing on it, for the next
+   * call, unless `signal` aborts first. Never rejects: a failed warm-up only means the first call
+   * connects itself.
    */
   prewarm(signal: AbortSignal): Promise<void>;
 }
@@ -142,14 +147,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       throw new DynamoDbError(type, status, body);
     },
     async prewarm(signal) {
-      // DynamoDB answers an unsigned GET / with 200 "healthy: dynamodb.<region>.amazonaws.com".
-      const connected = sendRequest({
-        method: "GET",
-        url: endpoint,
-        headers: {},
-        signal,
-      });
-      await Promise.allSettled([connected, loadNodeCrypto()]);
+      await Promise.allSettled([openConnection(endpoint, signal), loadNodeCrypto()]);
     },
   };
 }

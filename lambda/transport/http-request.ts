@@ -1,5 +1,6 @@
 import type { Agent, ClientRequest, IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import { type ConnectionsAhead, connectionsAhead } from "./connections-ahead.ts";
 
 /** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
 export interface OutboundRequest {
@@ -37,7 +38,11 @@ export class NoAnswerError extends Error {
 /** An answer larger than this is not one of DynamoDB's or a JWKS: refuse it rather than buffer it. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-type Transport = { request: typeof import("node:http").request; agent: Agent };
+type Transport = {
+  request: typeof import("node:http").request;
+  agent: Agent;
+  ahead: ConnectionsAhead;
+};
 const transports = new Map<string, Promise<Transport>>();
 
 /**
@@ -47,8 +52,9 @@ const transports = new Map<string, Promise<Transport>>();
  * so a cold start does not pay for it before the first request needs it.
  *
  * A kept-alive connection can be closed by the server just as it is reused (its idle timeout firing as
- * the request arrives): a reset on a reused connection before any byte of the answer is sent once more,
- * on a new connection, as Node's documentation of `request.reusedSocket` advises.
+ * the request arrives): a reset on a reused connection, or on one opened ahead (openConnection), before
+ * any byte of the answer is sent once more, on a new connection, as Node's documentation of
+ * `request.reusedSocket` advises.
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const transport = await transportFor(request.url.protocol);
@@ -64,10 +70,13 @@ export async function sendRequest(request: OutboundRequest): Promise<OutboundRes
   }
 }
 
-/** A reused connection reset before any byte of the answer came. */
+/** A reused connection, or one opened ahead, reset before any byte of the answer came. */
 class StaleConnectionError extends NoAnswerError {}
 
-function sendOnce({ request, agent }: Transport, { method, url, headers, body, signal }: OutboundRequest) {
+function sendOnce(
+  { request, agent, ahead }: Transport,
+  { method, url, headers, body, signal }: OutboundRequest,
+) {
   return new Promise<OutboundResponse>((resolve, reject) => {
     let connected = false;
     let answerBytesBefore = 0;
@@ -94,8 +103,10 @@ function sendOnce({ request, agent }: Transport, { method, url, headers, body, s
       else connected = true;
     });
     outgoing.on("error", (error: Error & { code?: string }) => {
+      const idleBefore =
+        outgoing.reusedSocket || (connection !== undefined && ahead.wasOpenedAhead(connection));
       const stale =
-        outgoing.reusedSocket &&
+        idleBefore &&
         !signal.aborted &&
         (error.code === "ECONNRESET" || error.code === "EPIPE") &&
         connection?.bytesRead === answerBytesBefore;
@@ -103,6 +114,15 @@ function sendOnce({ request, agent }: Transport, { method, url, headers, body, s
     });
     outgoing.end(body);
   });
+}
+
+/**
+ * Opens a connection to `url`'s origin (TCP, and TLS for https:) without sending anything, for the next
+ * request there that would open one: a cold start's first request then finds its connection open.
+ * Never rejects; a connection that fails is not used.
+ */
+export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
+  await (await transportFor(url.protocol)).ahead.open(url, signal);
 }
 
 function transportFor(protocol: string): Promise<Transport> {
@@ -117,11 +137,13 @@ function transportFor(protocol: string): Promise<Transport> {
 async function loadTransport(protocol: string): Promise<Transport> {
   if (protocol === "https:") {
     const https = await import("node:https");
-    return { request: https.request, agent: new https.Agent({ keepAlive: true }) };
+    const agent = new https.Agent({ keepAlive: true });
+    return { request: https.request, agent, ahead: connectionsAhead(agent, 443) };
   }
   if (protocol === "http:") {
     const http = await import("node:http");
-    return { request: http.request, agent: new http.Agent({ keepAlive: true }) };
+    const agent = new http.Agent({ keepAlive: true });
+    return { request: http.request, agent, ahead: connectionsAhead(agent, 80) };
   }
   throw new Error(`unsupported protocol ${protocol}`);
 }

@@ -3,18 +3,25 @@
  * race behind the CI failure `GetItem failed: Error: socket hang up` (a server's idle timeout firing as
  * the next request arrives). A real server plays it on cue: it answers the first request on each
  * connection and destroys the connection when a second one arrives on it, without answering.
+ * Then the connection a cold start opens ahead (openConnection), over plain HTTP and over real TLS.
  */
+import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { NoAnswerError, sendRequest } from "../../lambda/transport/http-request.ts";
+import { NoAnswerError, openConnection, sendRequest } from "../../lambda/transport/http-request.ts";
+import { createLoopbackCertificates } from "../../support/certificates.ts";
 
 let server: Server | undefined;
 
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  const closing = server;
   server = undefined;
+  if (closing === undefined) return;
+  closing.closeAllConnections();
+  await new Promise((resolve) => closing.close(resolve));
 });
 
 interface Played {
@@ -115,5 +122,136 @@ describe("whether a failed request was sent", () => {
     expect(failure).toBeInstanceOf(NoAnswerError);
     expect((failure as NoAnswerError).requestSent).toBe(false);
     expect((failure as NoAnswerError).message).toMatch(/ECONNREFUSED/);
+  });
+});
+
+/** A server that counts connections and requests, answering each request or resetting it as told. */
+async function countingServer(reset: (connectionNumber: number) => boolean) {
+  let connections = 0;
+  let received = 0;
+  const numbers = new WeakMap<Socket, number>();
+  server = createServer((request, response) => {
+    received++;
+    request.resume();
+    request.on("end", () => {
+      if (reset(numbers.get(request.socket) ?? 0)) request.socket.resetAndDestroy();
+      else response.end(`answer ${received}`);
+    });
+  });
+  server.on("connection", (socket: Socket) => numbers.set(socket, ++connections));
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/`),
+    connections: () => connections,
+    received: () => received,
+  };
+}
+
+describe("a connection opened ahead", () => {
+  it("sends nothing, and is the connection the first request then uses", async () => {
+    const counted = await countingServer(() => false);
+    await openConnection(counted.url, AbortSignal.timeout(5000));
+    expect(counted.connections()).toBe(1);
+    expect(counted.received()).toBe(0);
+    expect((await post(counted.url)).body.toString()).toBe("answer 1");
+    expect(counted.connections()).toBe(1);
+  });
+
+  it("reset as its first request arrives is survived as a kept-alive one is: sent once more, on a new connection", async () => {
+    const counted = await countingServer((connection) => connection === 1);
+    await openConnection(counted.url, AbortSignal.timeout(5000));
+    let resends = 0;
+    const answer = await post(counted.url, () => resends++);
+    expect(answer.body.toString()).toBe("answer 2");
+    expect(resends).toBe(1);
+    expect(counted.connections()).toBe(2);
+  });
+
+  it("closed by the server before any request is dropped: the request opens a new connection", async () => {
+    const counted = await countingServer(() => false);
+    server?.once("connection", (socket: Socket) => socket.destroy());
+    await openConnection(counted.url, AbortSignal.timeout(5000));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the close reaches the client
+    let resends = 0;
+    expect((await post(counted.url, () => resends++)).body.toString()).toBe("answer 1");
+    expect(resends).toBe(0);
+    expect(counted.connections()).toBe(2);
+  });
+
+  it("given up with its signal while connecting, resolves and leaves nothing open", async () => {
+    // A listening socket whose backlog is never accepted: the TCP handshake completes in the kernel,
+    // so use TLS, whose handshake this server never answers.
+    const silent = createServer();
+    silent.on("connection", () => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = new URL(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/`);
+      const giveUp = new AbortController();
+      const opening = openConnection(url, giveUp.signal);
+      giveUp.abort(new Error("the attempt's timeout"));
+      await expect(opening).resolves.toBeUndefined();
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
+describe("over TLS, in a process of its own", () => {
+  const execute = promisify(execFile);
+  const run = (file: string, args: string[], options: object) =>
+    execute(file, args, options).catch((error: Error & { stderr?: string }) => {
+      throw new Error(`${error.message}\n${error.stderr ?? ""}`);
+    });
+  const transport = new URL("../../lambda/transport/http-request.ts", import.meta.url).pathname;
+  /** Opens a connection ahead to URL (argv[1]), then sends one POST unless argv[2] is "open-only". */
+  const child = `
+    import { openConnection, sendRequest } from ${JSON.stringify(transport)};
+    const url = new URL(process.argv[1]);
+    await openConnection(url, AbortSignal.timeout(5000));
+    if (process.argv[2] !== "open-only") {
+      const answer = await sendRequest({ method: "POST", url, headers: {}, body: "x", signal: AbortSignal.timeout(5000) });
+      console.log(answer.status, answer.body.toString());
+    }
+  `;
+
+  it("opens the TLS connection ahead, uses it, and the process then exits by itself", async () => {
+    const certificates = await createLoopbackCertificates();
+    let handshakes = 0;
+    let received = 0;
+    const tls = createTlsServer({ key: certificates.key, cert: certificates.cert }, (request, response) => {
+      received++;
+      request.resume();
+      request.on("end", () => response.end("stored"));
+    });
+    tls.on("secureConnection", () => handshakes++);
+    await new Promise<void>((resolve) => tls.listen(0, "127.0.0.1", resolve));
+    const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/`;
+    const env = { PATH: process.env.PATH ?? "", NODE_EXTRA_CA_CERTS: certificates.caPath };
+    const options = { env, timeout: 20_000 };
+    try {
+      const used = await run(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "--eval", child, url],
+        options,
+      );
+      expect(used.stdout.trim()).toBe("200 stored");
+      expect(handshakes).toBe(1);
+      expect(received).toBe(1);
+
+      // Opened and never used: the connection does not keep the process alive.
+      await run(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "--eval", child, url, "open-only"],
+        options,
+      );
+      expect(handshakes).toBe(2);
+      expect(received).toBe(1);
+    } finally {
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
+      await certificates.remove();
+    }
   });
 });

@@ -51,7 +51,7 @@ export interface FaultyDynamoDb {
   clearRequests(): void;
   /** TCP connections accepted so far. */
   connections(): number;
-  /** Unsigned `GET /` requests answered (DynamoDB's health check, which the client's prewarm sends). */
+  /** Unsigned `GET /` requests answered (DynamoDB's health check; the client's prewarm sends none). */
   healthChecks(): number;
   /**
    * Calls `listener` (as well as those added before) each time a request has been taken (and, for `proxy-then-hang`, written) and will

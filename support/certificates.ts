@@ -11,8 +11,8 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-export interface BenchCertificates {
-  /** The CA's certificate file: what NODE_EXTRA_CA_CERTS names in a measured process. */
+export interface LoopbackCertificates {
+  /** The CA's certificate file: what NODE_EXTRA_CA_CERTS names in a process that trusts it. */
   caPath: string;
   key: Buffer;
   cert: Buffer;
@@ -20,8 +20,8 @@ export interface BenchCertificates {
   remove(): Promise<void>;
 }
 
-export async function createBenchCertificates(): Promise<BenchCertificates> {
-  const folder = await mkdtemp(join(tmpdir(), "plant-store-bench-tls-"));
+export async function createLoopbackCertificates(): Promise<LoopbackCertificates> {
+  const folder = await mkdtemp(join(tmpdir(), "plant-store-tls-"));
   const file = (name: string) => join(folder, name);
   const openssl = async (args: string[]) => {
     try {
@@ -34,7 +34,7 @@ export async function createBenchCertificates(): Promise<BenchCertificates> {
   try {
     await openssl([
       ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-sha256"],
-      ...["-keyout", file("ca.key"), "-out", file("ca.pem"), "-subj", "/CN=Plant Store bench CA"],
+      ...["-keyout", file("ca.key"), "-out", file("ca.pem"), "-subj", "/CN=Plant Store loopback CA"],
       ...["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"],
     ]);
     await openssl([
