@@ -83,6 +83,7 @@ export interface BenchBundles {
   /** bench/floor-handlers.ts's floors, each built as its own bundle with the same options. */
   storeFloorPath: string;
   verifyingFloorPath: string;
+  unorderedFloorPath: string;
   /** The handler built without each lever, named as in LEVER_VARIANTS, and with each of BUNDLE_LEVERS. */
   leverVariants: { name: string; path: string; storePrewarmed: boolean }[];
   /** PEERS, built; each with its size. */
@@ -131,6 +132,10 @@ export async function buildBenchBundles(): Promise<BenchBundles> {
     verifyingFloorPath: await buildFromSource(
       "verifying-floor.mjs",
       `export { verifyingFloor as handler } from "${floors}";\n`,
+    ),
+    unorderedFloorPath: await buildFromSource(
+      "unordered-floor.mjs",
+      `export { unorderedFloor as handler } from "${floors}";\n`,
     ),
     leverVariants,
     peers,

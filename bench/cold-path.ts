@@ -6,8 +6,6 @@
  * init work at import, as in Lambda.
  */
 
-import { signedDynamoDbHeaders } from "../lambda/store/dynamodb-client.ts";
-import { LOCAL_IDENTITY } from "../local/dynamodb.ts";
 import { createLoopbackCertificates, type LoopbackCertificates } from "../support/certificates.ts";
 import { apiGatewayEvent } from "../support/events.ts";
 import { type FreshProcessShare, timeFreshProcess } from "./first-invocation.ts";
@@ -36,6 +34,8 @@ export interface ColdPathConditionSpec {
   warmCalls?: number;
   /** The subjects measured under it, by name; all when absent. */
   subjectNames?: string[];
+  /** Processes per subject in each round (1 unless said): more samples for a budget row. */
+  processesPerRound?: number;
 }
 
 export interface ColdPathSetup {
@@ -62,7 +62,7 @@ export const NEW_CONNECTION_ROUND_TRIPS = 3;
 export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCondition[]> {
   const network = await startModelledNetwork(setup.environment);
   try {
-    const environment = await measuredEnvironment(setup.environment, network);
+    const environment = measuredEnvironment(setup.environment, network);
     const samples = await sampleRounds(setup, network, environment);
     return setup.conditions.map((condition, index) => ({
       ...condition,
@@ -112,19 +112,16 @@ async function startModelledNetwork(harnessEnvironment: Record<string, string>):
 }
 
 /** The harness's environment pointed at the modelled network, with the CA trusted and init as in Lambda. */
-async function measuredEnvironment(
+function measuredEnvironment(
   harnessEnvironment: Record<string, string>,
   { store, issuer, certificates, jwksPath }: ModelledNetwork,
-): Promise<Record<string, string>> {
+): Record<string, string> {
   return {
     ...harnessEnvironment,
     AWS_ENDPOINT_URL_DYNAMODB: store.origin,
     JWKS_URL: `${issuer.origin}${jwksPath}`,
     NODE_EXTRA_CA_CERTS: certificates.caPath,
     AWS_LAMBDA_FUNCTION_NAME: "plant-store-bench",
-    BENCH_FLOOR_STORE_HEADERS: JSON.stringify(
-      await signedDynamoDbHeaders(new URL(store.origin), LOCAL_IDENTITY, "PutItem", "{}"),
-    ),
   };
 }
 
@@ -146,7 +143,10 @@ async function sampleRounds(
       const warmCalls = condition.warmCalls ?? 0;
       store.setRoundTripMs(roundTrips.storeMs);
       issuer.setRoundTripMs(roundTrips.issuerMs);
-      for (const subject of rotate(subjectsOf(setup, condition), round)) {
+      const turns = Array.from({ length: condition.processesPerRound ?? 1 }, () =>
+        rotate(subjectsOf(setup, condition), round),
+      ).flat();
+      for (const subject of turns) {
         const profileFolder = `cold-path/${profileLabel(condition)}/${slug(subject.name)}`;
         const times = await timeFreshProcess(
           subject.bundlePath,

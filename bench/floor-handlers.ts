@@ -1,17 +1,21 @@
 /**
  * The floors a first create is compared with, bundled like the handler (bench/bundles.ts): the least
- * any implementation must do on a cold path, written as plainly as Node allows.
+ * any correct implementation must do on a cold path, written as plainly as Node allows.
  *
- * - `storeFloor`: one HTTPS connection to the store and one PutItem, its headers signed beforehand by
- *   the bench (BENCH_FLOOR_STORE_HEADERS; dynalite checks that a call is signed, not the signature).
- * - `verifyingFloor`: the same and, concurrently, one HTTPS GET of the key set and one RS256
- *   verification of the caller's token with node:crypto.
+ * - `storeFloor`: one HTTPS connection to the store and one PutItem, signed (SigV4) when it is sent.
+ * - `verifyingFloor`: this API's least. Concurrently, one HTTPS GET of the key set with one RS256
+ *   verification of the caller's token, and the TLS connection to the store; then, the caller
+ *   verified, the signed PutItem on that connection. A create may not write before the token is
+ *   checked, and a signature covers the body and the time, so neither can come earlier.
+ * - `unorderedFloor`: the verifying floor as measured until 2026-11-25, for comparison only: the PutItem
+ *   sent concurrently with the token check, as no correct implementation may.
  *
- * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL).
- * Anything unexpected answers 500, which fails the measurement.
+ * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL, the
+ * region and credentials). Anything unexpected answers 500, which fails the measurement.
  */
-import { createPublicKey, verify } from "node:crypto";
+import { createHash, createHmac, createPublicKey, verify } from "node:crypto";
 import { request } from "node:https";
+import { connect, type TLSSocket } from "node:tls";
 
 export interface FloorEvent {
   body?: string | null;
@@ -28,6 +32,12 @@ export async function storeFloor(event: FloorEvent): Promise<FloorAnswer> {
 }
 
 export async function verifyingFloor(event: FloorEvent): Promise<FloorAnswer> {
+  return floorAnswer(
+    Promise.all([connectToStore(), verifyToken(event)]).then(([connection]) => putItem(event, connection)),
+  );
+}
+
+export async function unorderedFloor(event: FloorEvent): Promise<FloorAnswer> {
   return floorAnswer(Promise.all([putItem(event), verifyToken(event)]));
 }
 
@@ -41,17 +51,47 @@ export async function floorAnswer(work: Promise<unknown>): Promise<FloorAnswer> 
   }
 }
 
-async function putItem(event: FloorEvent): Promise<void> {
-  const id = newPlantId(event);
+/** One PutItem that never overwrites, on `connection` when given, else on a new one. */
+async function putItem(event: FloorEvent, connection?: TLSSocket): Promise<void> {
+  const url = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
   const body = JSON.stringify({
     TableName: setting("TABLE_NAME"),
-    Item: { id: { N: id }, name: { S: "Fern" } },
+    Item: { id: { N: newPlantId(event) }, name: { S: "Fern" } },
     ConditionExpression: "attribute_not_exists(id)",
   });
-  const headers = JSON.parse(setting("BENCH_FLOOR_STORE_HEADERS")) as Record<string, string>;
-  headers["content-length"] = String(Buffer.byteLength(body));
-  const status = (await send("POST", setting("AWS_ENDPOINT_URL_DYNAMODB"), headers, body)).status;
+  const { status } = await send("POST", url, signedPutItemHeaders(url.host, body), body, connection);
   if (status !== 200) throw new Error(`PutItem answered ${status}`);
+}
+
+function connectToStore(): Promise<TLSSocket> {
+  const url = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port || 443) }, () => resolve(socket));
+    socket.on("error", reject);
+  });
+}
+
+/** SigV4 for one DynamoDB PutItem, in its plainest form (a JSON POST to `/`, no query). */
+function signedPutItemHeaders(host: string, body: string): Record<string, string> {
+  const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
+  const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, "");
+  const scope = `${amzDate.slice(0, 8)}/${setting("AWS_REGION")}/dynamodb/aws4_request`;
+  const headers: Record<string, string> = {
+    "content-length": String(Buffer.byteLength(body)),
+    "content-type": "application/x-amz-json-1.0",
+    host,
+    "x-amz-date": amzDate,
+    "x-amz-target": "DynamoDB_20120810.PutItem",
+  };
+  const names = Object.keys(headers).join(";");
+  const canonicalHeaders = Object.entries(headers).map(([name, value]) => `${name}:${value}\n`);
+  const canonicalRequest = ["POST", "/", "", canonicalHeaders.join(""), names, sha256Hex(body)].join("\n");
+  const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256Hex(canonicalRequest)].join("\n");
+  let key = Buffer.from(`AWS4${setting("AWS_SECRET_ACCESS_KEY")}`);
+  for (const part of scope.split("/")) key = createHmac("sha256", key).update(part).digest();
+  const signature = createHmac("sha256", key).update(stringToSign).digest("hex");
+  headers.authorization = `AWS4-HMAC-SHA256 Credential=${setting("AWS_ACCESS_KEY_ID")}/${scope}, SignedHeaders=${names}, Signature=${signature}`;
+  return headers;
 }
 
 export function newPlantId(event: FloorEvent): string {
@@ -65,7 +105,7 @@ export async function verifyToken(event: FloorEvent): Promise<void> {
   const token = (event.headers?.authorization ?? "").replace(/^Bearer /, "");
   const [header = "", payload = "", signature = ""] = token.split(".");
   const { kid } = JSON.parse(Buffer.from(header, "base64url").toString()) as { kid?: string };
-  const { status, body } = await send("GET", setting("JWKS_URL"), { accept: "application/json" });
+  const { status, body } = await send("GET", new URL(setting("JWKS_URL")), { accept: "application/json" });
   if (status !== 200) throw new Error(`the key set answered ${status}`);
   const { keys } = JSON.parse(body) as { keys: { kid?: string }[] };
   const jwk = keys.find((key) => key.kid === kid);
@@ -79,12 +119,16 @@ export async function verifyToken(event: FloorEvent): Promise<void> {
 
 function send(
   method: string,
-  url: string,
+  url: URL,
   headers: Record<string, string>,
   body?: string,
+  connection?: TLSSocket,
 ): Promise<{ status: number; body: string }> {
+  // An open connection is used without an agent; none given, the global agent opens one.
+  const through =
+    connection === undefined ? {} : { agent: false as const, createConnection: () => connection };
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers }, (incoming) => {
+    const outgoing = request(url, { method, headers, ...through }, (incoming) => {
       let text = "";
       incoming.setEncoding("utf8");
       incoming.on("data", (chunk: string) => {

@@ -8,6 +8,7 @@
  */
 import {
   type ColdPathCondition,
+  type ColdPathConditionSpec,
   type ColdPathSubject,
   measureColdPath,
   type RoundTrips,
@@ -20,6 +21,9 @@ export const MEMORY_SIZES_MB = [128, 256, 512, 1024, 1769] as const;
 
 /** The rule that picks the default memory size (docs/DEPLOY.md, docs/PERFORMANCE.md). */
 export const CHOICE_RULE = { firstAnswerWithin: 1.1, costWithin: 1.05 } as const;
+
+/** The extra condition carries a budget row: three processes per subject a round, 15 at the defaults. */
+const EXTRA_PROCESSES_PER_ROUND = 3;
 
 export interface InitReading {
   first: Summary;
@@ -71,7 +75,7 @@ export async function measureMemorySizes(setup: MemorySizeSetup): Promise<Memory
   try {
     const shares = outcomes.flatMap((outcome) => ("share" in outcome ? [outcome.share] : []));
     const subjectNames = [setup.floorName, setup.handlerName];
-    const conditions = shares.flatMap((share) =>
+    const conditions: ColdPathConditionSpec[] = shares.flatMap((share) =>
       [false, true].map((initAtFullCore) => ({
         roundTrips: setup.roundTrips,
         share: { procsFile: share.procsFile, initAtFullCore },
@@ -86,6 +90,7 @@ export async function measureMemorySizes(setup: MemorySizeSetup): Promise<Memory
         share: { procsFile: extraShare.procsFile, initAtFullCore: false },
         warmCalls: 0,
         subjectNames: setup.extraAtShare.subjectNames,
+        processesPerRound: EXTRA_PROCESSES_PER_ROUND,
       });
     }
     const measured =
@@ -93,7 +98,7 @@ export async function measureMemorySizes(setup: MemorySizeSetup): Promise<Memory
         ? []
         : await measureColdPath({
             subjects: setup.subjects.filter((subject) =>
-              conditions.some((condition) => condition.subjectNames.includes(subject.name)),
+              conditions.some((condition) => condition.subjectNames?.includes(subject.name)),
             ),
             environment: setup.environment,
             token: setup.token,
