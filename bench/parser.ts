@@ -142,7 +142,7 @@ export async function measureParserRows(item: string, rounds?: number): Promise<
       ),
       budgetRow(
         item,
-        `Parser, ${result.shape}, 16 vs 8 KiB (linear 2×)`,
+        `Parser, ${result.shape}, 16 vs 8 KiB`,
         `${times(result.doublingRatio)} (${micros(result.parseMicros)} / ${micros(result.halfSizeMicros)})`,
         result.doublingRatio,
         PARSER_BUDGET.doublingRatio,
