@@ -7,8 +7,9 @@
  *   verification of the caller's token, and the TLS connection to the store; then, the caller
  *   verified, the signed PutItem on that connection. A create may not write before the token is
  *   checked, and a signature covers the body and the time, so neither can come earlier.
- * - `unorderedFloor`: the verifying floor as measured until 2026-11-25, for comparison only: the PutItem
- *   sent concurrently with the token check, as no correct implementation may.
+ * - `unorderedFloor`: for comparison only, the verifying floor as measured until 2026-11-25: the PutItem
+ *   sent concurrently with the token check, as no correct implementation may (that floor also sent
+ *   headers the bench had signed in advance; this one signs as it sends).
  *
  * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL, the
  * region and credentials). Anything unexpected answers 500, which fails the measurement.
