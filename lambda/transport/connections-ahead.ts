@@ -10,8 +10,8 @@ export interface ConnectionsAhead {
   /** Resolves once the connection is open (TLS done for https:), or failed, or given up with `signal`. */
   open(url: URL, signal: AbortSignal): Promise<void>;
   /**
-   * Whether the request on `socket` is the first on a connection opened ahead: it may have sat idle as
-   * long as a kept-alive one, and the server may have closed it as it was taken.
+   * Whether `socket` is a connection opened ahead: its first request, like a kept-alive connection's
+   * next one, may find it closed by the server as it is taken, after sitting idle.
    */
   wasOpenedAhead(socket: Socket): boolean;
 }
