@@ -24,7 +24,8 @@ type CreateConnection = (options: ConnectionOptions, callback?: unknown) => Sock
  * sockets: a connection opened ahead for the request's origin is returned instead of a new one.
  */
 export function connectionsAhead(agent: Agent, defaultPort: number): ConnectionsAhead {
-  const waiting = new Map<string, { connection: Socket; stopWatching: () => void }>();
+  /** By origin: the connection, and the listener that drops it if it fails or closes unused. */
+  const waiting = new Map<string, { connection: Socket; drop: () => void }>();
   const handedOut = new WeakSet<Socket>();
   const pluggable = agent as unknown as { createConnection: CreateConnection };
   const connectNew = pluggable.createConnection.bind(agent);
@@ -34,7 +35,8 @@ export function connectionsAhead(agent: Agent, defaultPort: number): Connections
     const ahead = waiting.get(origin);
     waiting.delete(origin);
     if (ahead === undefined || ahead.connection.destroyed) return connectNew(options, callback);
-    ahead.stopWatching(); // from here on, the request and the agent handle its errors
+    // From here on, the request and the agent handle its errors and its close.
+    ahead.connection.off("error", ahead.drop).off("close", ahead.drop);
     ahead.connection.ref();
     handedOut.add(ahead.connection);
     return ahead.connection;
@@ -58,13 +60,7 @@ export function connectionsAhead(agent: Agent, defaultPort: number): Connections
       connection.on("error", drop);
       connection.once("close", drop);
       waiting.get(origin)?.connection.destroy();
-      waiting.set(origin, {
-        connection,
-        stopWatching: () => {
-          connection.off("error", drop);
-          connection.off("close", drop);
-        },
-      });
+      waiting.set(origin, { connection, drop });
       await new Promise<void>((resolve) => {
         connection.once(url.protocol === "https:" ? "secureConnect" : "connect", () => {
           ready = true;
