@@ -1,13 +1,13 @@
 import type { MetricName } from "../metrics.ts";
 import { createPlant } from "../plants/create-plant.ts";
 import { parseNewPlant } from "../request/parse-new-plant.ts";
-import type { PlantStore, StoreObserver } from "../store/plant-store.ts";
+import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
 import type { ApiRequest } from "./api-gateway.ts";
 import type { OperationId } from "./routes.ts";
 
 export interface OperationContext {
   store: PlantStore;
-  storeCalls: StoreObserver;
+  storeCalls: StoreAttempts;
   /** Set by an operation as soon as it knows which plant the request is about, for the log line. */
   plantId?: string;
 }

@@ -1,5 +1,5 @@
 import { PlantConflictError } from "../errors.ts";
-import type { PlantStore, StoreObserver } from "../store/plant-store.ts";
+import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
 import { type NewPlant, PLANT_FIELDS, type Plant, type PlantField, toPlant } from "./plant.ts";
 import { describeFields, sameContent } from "./plant-fields.ts";
 
@@ -17,10 +17,10 @@ export interface CreateOutcome {
 export async function createPlant(
   store: PlantStore,
   plant: NewPlant,
-  observer?: StoreObserver,
+  counter?: StoreAttempts,
   fields: readonly PlantField[] = PLANT_FIELDS,
 ): Promise<CreateOutcome> {
-  const outcome = await store.putIfAbsent(plant, observer);
+  const outcome = await store.putIfAbsent(plant, counter);
   if (!outcome.created && !sameContent(outcome.existing, plant, fields)) {
     throw new PlantConflictError(
       `a plant with id ${plant.id} already exists with another ${describeFields(fields)}`,

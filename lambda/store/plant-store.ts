@@ -8,13 +8,13 @@ export type PutOutcome =
   | { created: true }
   | { created: false; existing: NewPlant; afterUnconfirmedWrite?: true };
 
-/** What a store reports about one put as it goes: `storeAttempts` counts its calls to the store. */
-export interface StoreObserver {
+/** A request's count of its calls to the store, failed ones included: its StoreAttempts metric. */
+export interface StoreAttempts {
   storeAttempts: number;
 }
 
 /** Where plants are kept. A put never overwrites: an existing id is reported with what it holds. */
 export interface PlantStore {
-  /** `observer.storeAttempts` goes up by one for every call to the store, failed ones included. */
-  putIfAbsent(plant: NewPlant, observer?: StoreObserver): Promise<PutOutcome>;
+  /** `counter.storeAttempts` goes up by one for every call to the store, failed ones included. */
+  putIfAbsent(plant: NewPlant, counter?: StoreAttempts): Promise<PutOutcome>;
 }

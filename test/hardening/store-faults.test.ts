@@ -15,11 +15,11 @@ import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
-import type { RetryEnvironment } from "../../lambda/store/retry.ts";
 import { callDynamoDb, LOCAL_IDENTITY } from "../../local/dynamodb.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { silenceRequestLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
@@ -31,24 +31,13 @@ let token: string;
 let nextId = 1000;
 
 /**
- * The store's time on cue: `now` moves only by the backoffs, which pass at once, and each attempt's
- * timeout fires when the endpoint reports a request it will not answer.
+ * The store's time on cue: `now` moves only by the backoffs, which pass at once, and by an attempt's
+ * timeout, which fires when the endpoint reports a request it will not answer.
  */
-function cuedClock(endpoint: FaultyDynamoDb): RetryEnvironment {
-  let now = 0;
-  let attempt = new AbortController();
-  endpoint.onUnanswered(() => attempt.abort(new DOMException("the attempt timed out", "TimeoutError")));
-  return {
-    now: () => now,
-    sleep: async (ms) => {
-      now += ms;
-    },
-    timeoutSignal: () => {
-      attempt = new AbortController();
-      return attempt.signal;
-    },
-    random: () => 0.5,
-  };
+function cuedClock(endpoint: FaultyDynamoDb, options: { still?: boolean } = {}): FakeClock {
+  const clock = new FakeClock(options);
+  endpoint.onUnanswered(() => clock.next());
+  return clock;
 }
 
 /** A store of its own on the faulty endpoint (a full retry quota), on the cued clock unless told otherwise. */
@@ -59,7 +48,8 @@ function storeBehindFaults(settings: Partial<DynamoDbSettings> = {}) {
     tableName: TEST_TABLE,
     deadlineMs: DEFAULT_STORE_DEADLINE_MS,
     attemptTimeoutMs: 1000,
-    retryEnvironment: cuedClock(faulty),
+    clock: cuedClock(faulty),
+    random: () => 0.5,
     ...settings,
   });
 }
@@ -282,7 +272,7 @@ describe("retries as the AWS SDKs' standard mode", () => {
    * however loaded the machine.
    */
   const freshStore = (settings: Partial<DynamoDbSettings> = {}) =>
-    storeBehindFaults({ retryEnvironment: { ...cuedClock(faulty), now: () => 0 }, ...settings });
+    storeBehindFaults({ clock: cuedClock(faulty, { still: true }), ...settings });
   const putAttempts = () => faulty.requests().filter((request) => request.operation === "PutItem").length;
 
   test("one request under sustained throttling makes 3 attempts, then fails with Retry-After", async () => {
@@ -320,27 +310,16 @@ describe("retries as the AWS SDKs' standard mode", () => {
 
   test("backoff is full jitter over 25 ms × 2ⁿ, and the deadline bounds the attempts (on fake time)", async () => {
     faulty.script([], "throttle");
-    let now = 0;
-    const sleeps: number[] = [];
-    const store = freshStore({
-      maxAttempts: 100,
-      retryEnvironment: {
-        now: () => now,
-        sleep: async (ms) => {
-          sleeps.push(ms);
-          now += ms;
-        },
-        timeoutSignal: (ms) => AbortSignal.timeout(ms),
-        random: () => 0.999,
-      },
-    });
+    const clock = new FakeClock();
+    const { sleeps } = clock;
+    const store = freshStore({ maxAttempts: 100, clock, random: () => 0.999 });
     await expect(store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).rejects.toThrow(
       DependencyUnavailableError,
     );
     // 0.999 × 25 × 2ⁿ: the seventh wait (1598.4 ms) would end past the 3 s deadline, so there is none.
     expect(sleeps).toEqual([24.975, 49.95, 99.9, 199.8, 399.6, 799.2]);
     expect(putAttempts()).toBe(7);
-    expect(now).toBeLessThan(DEFAULT_STORE_DEADLINE_MS);
+    expect(clock.now()).toBeLessThan(DEFAULT_STORE_DEADLINE_MS);
   });
 
   test("200 concurrent requests make at most 3 attempts each; once the quota is spent, later ones make 1", async () => {

@@ -9,7 +9,6 @@ import {
 import { type CreateOutcome, createPlant } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
 import type { PlantStore } from "../../lambda/store/plant-store.ts";
-import type { RetryEnvironment } from "../../lambda/store/retry.ts";
 import {
   callDynamoDb,
   ensurePlantsTable,
@@ -18,22 +17,11 @@ import {
   type LocalDynamoDb,
   startDynalite,
 } from "../../local/dynamodb.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { freePort } from "../support/free-port.ts";
 
-/**
- * Time as these tests need it: it stands still (backoffs pass at once, the deadline never comes) and no
- * attempt times out, so however loaded the machine, only the store's answers and the attempt budget
- * decide. Timeouts are played on cue in test/hardening/store-faults.test.ts.
- */
-const STILL_CLOCK: RetryEnvironment = {
-  now: () => 0,
-  sleep: async () => {},
-  timeoutSignal: () => new AbortController().signal,
-  random: Math.random,
-};
-
-/** A DynamoDB plant store on `endpoint` with the local identity, on the still clock unless overridden. */
+/** A DynamoDB plant store on `endpoint` with the local identity, on a still clock unless overridden. */
 function localStore(endpoint: string, overrides: Partial<DynamoDbSettings> = {}) {
   return createDynamoDbPlantStore({
     tableName: "plants",
@@ -41,7 +29,10 @@ function localStore(endpoint: string, overrides: Partial<DynamoDbSettings> = {})
     credentials: { ...LOCAL_CREDENTIALS, sessionToken: undefined },
     deadlineMs: 2000,
     attemptTimeoutMs: 1000,
-    retryEnvironment: STILL_CLOCK,
+    // Time as these tests need it: it stands still (backoffs pass at once, the deadline never comes) and
+    // no attempt times out, so however loaded the machine, only the store's answers and the attempt
+    // budget decide. Timeouts are played on cue in test/hardening/store-faults.test.ts.
+    clock: new FakeClock({ still: true }),
     endpoint,
     ...overrides,
   });

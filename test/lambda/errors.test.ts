@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import * as errors from "../../lambda/errors.ts";
 import { toErrorResponse } from "../../lambda/http/error-response.ts";
 import { METRIC_NAMES } from "../../lambda/metrics.ts";
+import { RetriesExhaustedError } from "../../lambda/retry/standard-retry.ts";
 import { DynamoDbError, TransientDynamoDbError } from "../../lambda/store/dynamodb-client.ts";
-import { RetriesExhaustedError } from "../../lambda/store/retry.ts";
 import { NoAnswerError } from "../../lambda/transport/http-request.ts";
 
 const failures: errors.ApiError[] = [
@@ -64,7 +64,7 @@ describe("the table of failures", () => {
   it("names the internal failures a 500's log line shows", () => {
     expect(String(new DynamoDbError("ValidationException", 400, {}))).toMatch(/^DynamoDbError: /);
     expect(String(new TransientDynamoDbError("GetItem failed"))).toMatch(/^TransientDynamoDbError: /);
-    expect(String(new RetriesExhaustedError("gave up"))).toMatch(/^RetriesExhaustedError: /);
+    expect(String(new RetriesExhaustedError(3, "attempts exhausted"))).toMatch(/^RetriesExhaustedError: /);
     expect(String(new NoAnswerError(true, new Error("socket hang up")))).toBe(
       "NoAnswerError: Error: socket hang up",
     );

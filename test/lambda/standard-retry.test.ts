@@ -1,47 +1,25 @@
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../lambda/clock.ts";
 import {
-  REAL_RETRY_ENVIRONMENT,
   RETRY_COST,
   RetriesExhaustedError,
-  type RetryEnvironment,
   type RetryOptions,
   type RetryPolicy,
   RetryQuota,
   TRANSIENT_RETRY_COST,
   withRetries,
-} from "../../lambda/store/retry.ts";
+} from "../../lambda/retry/standard-retry.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 
 /** Time that passes only when the loop sleeps or an attempt says so; timeouts fire as it passes. */
 function fakeTime(random = () => 0.5) {
-  let now = 0;
-  const timers: { at: number; fire: () => void }[] = [];
-  const sleeps: number[] = [];
-  const advance = (ms: number) => {
-    now += ms;
-    for (const timer of timers.filter(({ at }) => at <= now)) {
-      timers.splice(timers.indexOf(timer), 1);
-      timer.fire();
-    }
+  const clock = new FakeClock();
+  return {
+    environment: { clock, random },
+    advance: (ms: number) => clock.advance(ms),
+    sleeps: clock.sleeps,
+    now: () => clock.now(),
   };
-  const environment: RetryEnvironment = {
-    now: () => now,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      advance(ms);
-    },
-    timeoutSignal: (ms) => {
-      if (!Number.isInteger(ms))
-        throw new RangeError(`AbortSignal.timeout takes whole milliseconds, got ${ms}`);
-      const controller = new AbortController();
-      timers.push({
-        at: now + ms,
-        fire: () => controller.abort(new DOMException("timed out", "TimeoutError")),
-      });
-      return controller.signal;
-    },
-    random,
-  };
-  return { environment, advance, sleeps, now: () => now };
 }
 
 const policy: RetryPolicy = {
@@ -57,8 +35,17 @@ const throttled = new Error("throttled");
 const classify: RetryOptions["classify"] = (error) =>
   error === transient ? "transient" : error === throttled ? "throttling" : undefined;
 
-function options(overrides: Partial<RetryOptions> = {}): RetryOptions & { quota: RetryQuota } {
-  return { policy, quota: new RetryQuota(), classify, environment: fakeTime().environment, ...overrides };
+type TestOptions = Omit<RetryOptions, "clock" | "random"> & {
+  environment?: Pick<RetryOptions, "clock" | "random">;
+};
+
+function options({
+  environment = fakeTime().environment,
+  ...overrides
+}: Partial<TestOptions> = {}): RetryOptions & {
+  quota: RetryQuota;
+} {
+  return { policy, quota: new RetryQuota(), classify, ...environment, ...overrides };
 }
 
 /** An attempt that fails with `failures` in order, then succeeds; it counts its calls. */
@@ -162,13 +149,13 @@ describe("withRetries", () => {
   });
 });
 
-describe("withRetries on real time", () => {
-  it("gives an attempt a timeout AbortSignal.timeout accepts when the deadline is nearer than the attempt timeout", async () => {
+describe("withRetries on the system clock", () => {
+  it("gives an attempt a live signal when the deadline is nearer than the attempt timeout", async () => {
     const signals: AbortSignal[] = [];
     const result = await withRetries(
       options({
         policy: { ...policy, deadlineMs: 1000, attemptTimeoutMs: 1000 },
-        environment: REAL_RETRY_ENVIRONMENT,
+        environment: { clock: systemClock },
       }),
       async (signal) => {
         signals.push(signal);

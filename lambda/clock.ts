@@ -1,0 +1,54 @@
+/**
+ * Time as the function reads and waits for it, injected wherever it is read so that tests move it instead
+ * of waiting (one fake: test/support/fake-clock.ts). Pure: no Node API, so that the client can share it.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch, as Date.now(). */
+  now(): number;
+  /** Calls `callback` after `ms`; the returned function cancels it. */
+  setTimer(callback: () => void, ms: number): () => void;
+  /**
+   * Resolves after `ms`; rejects with the signal's reason as soon as it aborts. A method of its own, not
+   * built on setTimer here, so that a fake clock can let waits pass at once while timers wait for a cue.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(callback, ms) {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+  sleep(ms, signal) {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      // No timer for no wait: an immediate retry is made at once.
+      if (ms <= 0) return resolve();
+      const onAbort = () => {
+        cancel();
+        reject(signal?.reason);
+      };
+      const cancel = systemClock.setTimer(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  },
+};
+
+/** The reason a timeout aborts with, as AbortSignal.timeout's: a DOMException named TimeoutError. */
+export function timeoutReason(ms: number): DOMException {
+  return new DOMException(`no answer within ${ms} ms`, "TimeoutError");
+}
+
+/**
+ * A signal that aborts with timeoutReason(ms) when `clock`'s timer fires after `ms`; `cancel` stops the
+ * timer once whatever it limited is over (AbortSignal.timeout cannot be cancelled, nor run on a fake clock).
+ */
+export function timeoutSignal(clock: Clock, ms: number): { signal: AbortSignal; cancel: () => void } {
+  const controller = new AbortController();
+  const cancel = clock.setTimer(() => controller.abort(timeoutReason(ms)), ms);
+  return { signal: controller.signal, cancel };
+}
