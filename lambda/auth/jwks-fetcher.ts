@@ -1,3 +1,4 @@
+import { type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import { sendRequest } from "../transport/http-request.ts";
 
 /** How the issuer's key set is downloaded: the body of a 200, or a KeySetFetchError. */
@@ -44,14 +45,12 @@ export function createJwksFetcher(
     }
     return answer.body;
   };
-  return {
-    async fetch(uri) {
-      try {
-        return await fetchOnce(uri);
-      } catch (error) {
-        if (error instanceof KeySetFetchError && !error.retryable) throw error;
-        return fetchOnce(uri);
-      }
-    },
-  };
+  return { fetch: (uri) => withRetries(ONE_IMMEDIATE_RETRY, () => fetchOnce(uri)) };
 }
+
+/** Once more at once after a network fault, never after an answer; the last failure is reported as it is. */
+const ONE_IMMEDIATE_RETRY: RetryOptions = {
+  policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
+  classify: (error) => (error instanceof KeySetFetchError && error.retryable ? "transient" : undefined),
+  giveUp: (exhausted) => exhausted.cause,
+};

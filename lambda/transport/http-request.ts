@@ -1,5 +1,6 @@
 import type { Agent, ClientRequest, IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import { type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import { type ConnectionsAhead, connectionsAhead } from "./connections-ahead.ts";
 
 /** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
@@ -58,17 +59,26 @@ const transports = new Map<string, Promise<Transport>>();
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const transport = await transportFor(request.url.protocol);
-  try {
-    return await sendOnce(transport, request);
-  } catch (error) {
-    if (!(error instanceof StaleConnectionError)) throw error;
-    // Its idle siblings are as old, and as likely closed: none is reused for the second try.
-    for (const sockets of Object.values(transport.agent.freeSockets))
-      for (const s of sockets ?? []) s.destroy();
-    request.onResend?.();
-    return await sendOnce(transport, request);
-  }
+  return withRetries(RESEND_ON_STALE_CONNECTION, (_, attemptNumber) => {
+    if (attemptNumber > 1) {
+      // Its idle siblings are as old, and as likely closed: none is reused for the second try.
+      for (const sockets of Object.values(transport.agent.freeSockets))
+        for (const s of sockets ?? []) s.destroy();
+      request.onResend?.();
+    }
+    return sendOnce(transport, request);
+  });
 }
+
+/**
+ * Once more at once, on a stale connection only; the request's own signal bounds it, and the second
+ * failure is reported as it is. No quota: the caller's retries (the store's) spend theirs.
+ */
+const RESEND_ON_STALE_CONNECTION: RetryOptions = {
+  policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
+  classify: (error) => (error instanceof StaleConnectionError ? "transient" : undefined),
+  giveUp: (exhausted) => exhausted.cause,
+};
 
 /** A reused connection, or one opened ahead, reset before any byte of the answer came. */
 class StaleConnectionError extends NoAnswerError {}
