@@ -11,7 +11,7 @@ import { type Clock, systemClock, timeoutReason } from "../clock.ts";
 export interface RetryPolicy {
   /** Attempts per call, the first included (the SDKs' default is 3). */
   maxAttempts: number;
-  /** The wait before retry n (from 0) is random in [0, min(maxDelayMs, baseDelayMs × 2ⁿ)); 0: at once. */
+  /** The wait before retry n (from 0; a follow-up is none) is random in [0, min(maxDelayMs, baseDelayMs × 2ⁿ)). */
   baseDelayMs: number;
   maxDelayMs: number;
   /** Time for all attempts and waits together, from the first attempt's start; none when not given. */
@@ -123,6 +123,7 @@ export async function withRetries<T>(
     options.deadlineAt ??
     (policy.deadlineMs === undefined ? Number.POSITIVE_INFINITY : clock.now() + policy.deadlineMs);
   let lastRetryCost: number | undefined;
+  let retriesMade = 0;
   for (let attemptNumber = 1; ; attemptNumber++) {
     signal?.throwIfAborted();
     let result: T;
@@ -137,12 +138,13 @@ export async function withRetries<T>(
         return options.giveUp ? options.giveUp(exhausted) : exhausted;
       };
       if (attemptNumber >= policy.maxAttempts) throw giveUp("attempts exhausted");
-      const delayMs = reason === "follow-up" ? 0 : retryDelay(error, attemptNumber, options, random);
+      const delayMs = reason === "follow-up" ? 0 : retryDelay(error, retriesMade, options, random);
       if (clock.now() + delayMs >= deadlineAt) throw giveUp("deadline reached");
       const cost = COSTS[reason];
       if (cost === 0) continue;
       if (quota && !quota.tryTake(cost)) throw giveUp("retry quota spent");
       lastRetryCost = cost;
+      retriesMade++;
       await clock.sleep(delayMs, signal);
       continue;
     }
@@ -152,16 +154,16 @@ export async function withRetries<T>(
   }
 }
 
-/** The wait before the next attempt: the failure's Retry-After up to its cap, else full jitter. */
+/** The wait before retry n (from 0): the failure's Retry-After up to its cap, else full jitter. */
 function retryDelay(
   error: unknown,
-  attemptNumber: number,
+  n: number,
   { policy, retryAfterMs }: RetryOptions,
   random: () => number,
 ): number {
   const asked = retryAfterMs?.(error);
   if (asked !== undefined) return Math.min(asked, policy.maxRetryAfterMs ?? policy.maxDelayMs);
-  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptNumber - 1));
+  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n);
 }
 
 /** One attempt, its signal aborted at its timeout (or the deadline) or with the caller's signal. */

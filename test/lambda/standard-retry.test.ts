@@ -209,3 +209,89 @@ describe("the retry quota", () => {
     expect(refilled.counter.attempts).toBe(2);
   });
 });
+
+describe("what each caller says", () => {
+  it("waits a failure's Retry-After instead of the backoff, up to its cap", async () => {
+    const time = fakeTime();
+    const asked = Object.assign(new Error("throttled, retry after"), { retryAfterMs: 700 });
+    const tooLong = Object.assign(new Error("throttled, retry much later"), { retryAfterMs: 60_000 });
+    const result = await withRetries(
+      options({
+        policy: { ...policy, maxRetryAfterMs: 2000 },
+        classify: () => "throttling",
+        retryAfterMs: (error) => (error as { retryAfterMs?: number }).retryAfterMs,
+        environment: time.environment,
+      }),
+      scripted([asked, tooLong]).attempt,
+    );
+    expect(result).toBe("done");
+    expect(time.sleeps).toEqual([700, 2000]);
+  });
+
+  it("makes a follow-up at once and free, counted as an attempt", async () => {
+    const followUp = new Error("one more call");
+    const time = fakeTime();
+    const quota = new RetryQuota();
+    const classifyFollowUp: RetryOptions["classify"] = (error) =>
+      error === followUp ? "follow-up" : classify(error);
+    const { counter, attempt } = scripted([followUp, throttled]);
+    expect(
+      await withRetries(
+        options({ quota, classify: classifyFollowUp, environment: time.environment }),
+        attempt,
+      ),
+    ).toBe("done");
+    expect(time.sleeps).toEqual([12.5]);
+    expect(quota.available).toBe(500 - RETRY_COST + RETRY_COST);
+
+    const lastAttempt = scripted([throttled, throttled, followUp]);
+    const failure = await withRetries(options({ classify: classifyFollowUp }), lastAttempt.attempt).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(RetriesExhaustedError);
+    expect(lastAttempt.counter.attempts).toBe(3);
+    expect(counter.attempts).toBe(3);
+  });
+
+  it("throws what giveUp makes of the exhausted retries, and retries without a quota when given none", async () => {
+    const { counter, attempt } = scripted(Array.from({ length: 5 }, () => transient));
+    const failure = await withRetries(
+      {
+        policy: { maxAttempts: 4, baseDelayMs: 0, maxDelayMs: 0 },
+        classify,
+        clock: new FakeClock(),
+        giveUp: (exhausted) => new Error(`mapped after ${exhausted.attempts}`, { cause: exhausted.cause }),
+      },
+      attempt,
+    ).catch((error: unknown) => error);
+    expect((failure as Error).message).toBe("mapped after 4");
+    expect((failure as Error).cause).toBe(transient);
+    expect(counter.attempts).toBe(4);
+  });
+
+  it("stops at once with the caller's abort: during an attempt, or a wait, never retried", async () => {
+    const caller = new AbortController();
+    const attempts: AbortSignal[] = [];
+    const during = withRetries(options({ signal: caller.signal }), (signal) => {
+      attempts.push(signal);
+      return new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(transient)));
+    });
+    caller.abort(new Error("shutting down"));
+    await expect(during).rejects.toThrow("shutting down");
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]?.aborted).toBe(true);
+
+    const waiting = new AbortController();
+    const clock = new FakeClock();
+    const sleep = clock.sleep.bind(clock);
+    clock.sleep = (ms, signal) => {
+      waiting.abort(new Error("shutting down while waiting"));
+      return sleep(ms, signal);
+    };
+    const inWait = scripted([throttled]);
+    await expect(
+      withRetries(options({ signal: waiting.signal, environment: { clock } }), inWait.attempt),
+    ).rejects.toThrow("shutting down while waiting");
+    expect(inWait.counter.attempts).toBe(1);
+  });
+});
