@@ -1,9 +1,10 @@
 import type { MetricName } from "./metrics.ts";
 
 /**
- * The failures the API answers with a 4xx or 503. Each class declares, once, its status, its kind (the
- * stable code logged as `errorKind`) and the metric it counts under: read by lambda/http/error-response.ts,
- * which turns them into answers. Anything else is a bug (500).
+ * The failures the API answers with a 4xx or 503. Each class declares, in its own fields, its `name` (so
+ * that a log line says what it was, minified or not), its status, its kind (the stable code logged as
+ * `errorKind`) and the metric it counts under: read by lambda/http/error-response.ts, which turns them
+ * into answers. A subclass declares again whichever it changes. Anything else is a bug (500).
  */
 export abstract class ApiError extends Error {
   abstract readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
@@ -11,81 +12,84 @@ export abstract class ApiError extends Error {
   abstract readonly metric: MetricName | undefined;
 }
 
-/** The base of a failure class: its `name` (so that a log line says what it was), status, kind, metric. */
-function failure<Status extends ApiError["status"], Metric extends MetricName | undefined>(
-  name: string,
-  status: Status,
-  kind: string,
-  metric: Metric,
-) {
-  return class extends ApiError {
-    override name = name;
-    readonly status = status;
-    readonly kind = kind;
-    readonly metric = metric;
-  };
+export class BadRequestError extends ApiError {
+  override name = "BadRequestError";
+  readonly status = 400;
+  readonly kind = "bad_request";
+  readonly metric = "RefusedBody";
 }
 
-export class BadRequestError extends failure("BadRequestError", 400, "bad_request", "RefusedBody") {}
+export class PayloadTooLargeError extends ApiError {
+  override name = "PayloadTooLargeError";
+  readonly status = 413;
+  readonly kind = "payload_too_large";
+  readonly metric = "RefusedSize";
+}
 
-export class PayloadTooLargeError extends failure(
-  "PayloadTooLargeError",
-  413,
-  "payload_too_large",
-  "RefusedSize",
-) {}
-
-export class UnsupportedMediaTypeError extends failure(
-  "UnsupportedMediaTypeError",
-  415,
-  "unsupported_media_type",
-  "RefusedMediaType",
-) {}
+export class UnsupportedMediaTypeError extends ApiError {
+  override name = "UnsupportedMediaTypeError";
+  readonly status = 415;
+  readonly kind = "unsupported_media_type";
+  readonly metric = "RefusedMediaType";
+}
 
 /**
  * A request malformed in a way RFC 6750 §3.1 calls `invalid_request`: two Authorization values, a
  * Bearer token not separated from its scheme by spaces.
  */
-export class InvalidRequestError extends failure(
-  "InvalidRequestError",
-  400,
-  "invalid_request",
-  "RefusedAuth",
-) {}
+export class InvalidRequestError extends ApiError {
+  override name = "InvalidRequestError";
+  readonly status = 400;
+  readonly kind = "invalid_request";
+  readonly metric = "RefusedAuth";
+}
 
 /** No usable bearer credentials: RFC 6750 says to answer with a bare challenge. */
-export class MissingCredentialsError extends failure(
-  "MissingCredentialsError",
-  401,
-  "missing_token",
-  "RefusedAuth",
-) {}
+export class MissingCredentialsError extends ApiError {
+  override name = "MissingCredentialsError";
+  readonly status = 401;
+  readonly kind = "missing_token";
+  readonly metric = "RefusedAuth";
+}
 
-export class InvalidTokenError extends failure("InvalidTokenError", 401, "invalid_token", "RefusedAuth") {}
+export class InvalidTokenError extends ApiError {
+  override name = "InvalidTokenError";
+  readonly status = 401;
+  readonly kind = "invalid_token";
+  readonly metric = "RefusedAuth";
+}
 
-export class InsufficientScopeError extends failure(
-  "InsufficientScopeError",
-  403,
-  "insufficient_scope",
-  "RefusedAuth",
-) {
+export class InsufficientScopeError extends ApiError {
+  override name = "InsufficientScopeError";
+  readonly status = 403;
+  readonly kind = "insufficient_scope";
+  readonly metric = "RefusedAuth";
   constructor(readonly requiredScope: string) {
     super(`the token lacks the scope '${requiredScope}'`);
   }
 }
 
-export class PlantConflictError extends failure("PlantConflictError", 409, "conflict", "Conflict") {}
+export class PlantConflictError extends ApiError {
+  override name = "PlantConflictError";
+  readonly status = 409;
+  readonly kind = "conflict";
+  readonly metric = "Conflict";
+}
 
 /** No operation of the routes table (lambda/http/routes.ts) has this method and path. */
-export class RouteNotFoundError extends failure("RouteNotFoundError", 404, "no_route", undefined) {}
+export class RouteNotFoundError extends ApiError {
+  override name = "RouteNotFoundError";
+  readonly status = 404;
+  readonly kind = "no_route";
+  readonly metric = undefined;
+}
 
 /** A dependency (the store, the issuer's key set) could not be reached in time; Retry-After says when to retry. */
-export class DependencyUnavailableError extends failure(
-  "DependencyUnavailableError",
-  503,
-  "unavailable",
-  undefined as MetricName | undefined,
-) {
+export class DependencyUnavailableError extends ApiError {
+  override name = "DependencyUnavailableError";
+  readonly status = 503;
+  readonly kind: string = "unavailable";
+  readonly metric: MetricName | undefined = undefined;
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -103,8 +107,8 @@ export type WriteOutcome = "not-written" | "unknown";
 
 export class StoreUnavailableError extends DependencyUnavailableError {
   override name = "StoreUnavailableError";
-  override kind = "store_unavailable";
-  override metric = "StoreUnavailable" as const;
+  override readonly kind = "store_unavailable";
+  override readonly metric = "StoreUnavailable";
   constructor(
     readonly outcome: WriteOutcome,
     retryAfterSeconds: number,
@@ -122,6 +126,6 @@ export class StoreUnavailableError extends DependencyUnavailableError {
 
 export class IssuerUnavailableError extends DependencyUnavailableError {
   override name = "IssuerUnavailableError";
-  override kind = "issuer_unavailable";
-  override metric = "IssuerUnavailable" as const;
+  override readonly kind = "issuer_unavailable";
+  override readonly metric = "IssuerUnavailable";
 }
