@@ -2,16 +2,17 @@ import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { RouteNotFoundError } from "../errors.ts";
 import { logRequest } from "../log.ts";
-import type { MetricCounts } from "../metrics.ts";
-import type { PlantStore } from "../store/plant-store.ts";
+import type { MetricCounts, MetricName } from "../metrics.ts";
+import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
+  type ApiResponse,
   toApiGatewayResult,
   toApiRequest,
 } from "./api-gateway.ts";
 import { toErrorResponse } from "./error-response.ts";
-import { OPERATIONS, type OperationContext } from "./operations.ts";
+import { OPERATIONS } from "./operations.ts";
 import { describeRoutes, matchRoute } from "./routes.ts";
 
 export interface Dependencies {
@@ -26,11 +27,19 @@ export type Handler = (
   context?: Pick<Context, "awsRequestId">,
 ) => Promise<ApiGatewayResult>;
 
+/** How a request ended: its answer, the metric it counts under, and for a failure what the log says. */
+interface Ending {
+  response: ApiResponse;
+  metric: MetricName | undefined;
+  errorKind?: string;
+  detail?: string;
+}
+
 /**
  * The API's operations (routes.ts, operations.ts) over API Gateway: find the operation, authenticate
  * before reading the body, run it, answer. A request for no operation of the table is a 404, as API
- * Gateway answers it before the function. It never throws: every failure becomes an Error body and one
- * log line, which carries the metrics.
+ * Gateway answers it before the function. It never throws: every request, answered or failed, ends in
+ * one answer and one log line carrying the metrics, both built once, after the request is over.
  */
 export function createHandler({ authenticate, store, functionName = "local" }: Dependencies): Handler {
   let coldStart = true;
@@ -39,46 +48,50 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
     const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
     coldStart = false;
     const request = toApiRequest(event, context);
-    const operation: OperationContext = { store, storeCalls: { storeAttempts: 0 } };
+    // The log line's keys, learnt as the request goes (as a logger's appended keys, per request).
     let clientId: string | undefined;
+    let plantId: string | undefined;
+    const counter: StoreAttempts = { storeAttempts: 0 };
+    let ending: Ending;
     try {
       const route = matchRoute(request.method, request.path);
       if (route === undefined) throw new RouteNotFoundError(`not found: this API serves ${describeRoutes()}`);
       ({ clientId } = await authenticate(request.headers.get("authorization")));
-      const { body, metric } = await OPERATIONS[route.operationId](request, operation);
-      metrics[metric] = 1;
-      metrics.StoreAttempts = operation.storeCalls.storeAttempts;
-      logRequest(
-        {
-          requestId: request.requestId,
-          status: 200,
-          latencyMs: elapsed(startedAt),
-          clientId,
-          plantId: operation.plantId,
-        },
-        functionName,
-        metrics,
-      );
-      return toApiGatewayResult({ status: 200, body });
+      const parsed = OPERATIONS[route.operationId](request);
+      plantId = parsed.plantId;
+      const { body, metric } = await parsed.run({ store, counter });
+      ending = { response: { status: 200, body }, metric };
     } catch (error) {
-      const { response, kind, metric } = toErrorResponse(error, request.requestId);
-      if (metric) metrics[metric] = 1;
-      metrics.StoreAttempts = operation.storeCalls.storeAttempts;
-      logRequest(
-        {
-          requestId: request.requestId,
-          status: response.status,
-          latencyMs: elapsed(startedAt),
-          errorKind: kind,
-          ...(clientId === undefined ? {} : { clientId }),
-          ...(operation.plantId === undefined ? {} : { plantId: operation.plantId }),
-          ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
-        },
-        functionName,
-        metrics,
-      );
-      return toApiGatewayResult(response);
+      ending = failureEnding(error, request.requestId);
     }
+
+    if (ending.metric) metrics[ending.metric] = 1;
+    metrics.StoreAttempts = counter.storeAttempts;
+    logRequest(
+      {
+        requestId: request.requestId,
+        status: ending.response.status,
+        latencyMs: elapsed(startedAt),
+        ...(ending.errorKind === undefined ? {} : { errorKind: ending.errorKind }),
+        ...(clientId === undefined ? {} : { clientId }),
+        ...(plantId === undefined ? {} : { plantId }),
+        ...(ending.detail === undefined ? {} : { detail: ending.detail }),
+      },
+      functionName,
+      metrics,
+    );
+    return toApiGatewayResult(ending.response);
+  };
+}
+
+/** A failure as lambda/http/error-response.ts answers it; for a 5xx, what failed underneath. */
+function failureEnding(error: unknown, requestId: string): Ending {
+  const { response, kind, metric } = toErrorResponse(error, requestId);
+  return {
+    response,
+    metric,
+    errorKind: kind,
+    ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
   };
 }
 

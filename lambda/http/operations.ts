@@ -5,11 +5,10 @@ import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
 import type { ApiRequest } from "./api-gateway.ts";
 import type { OperationId } from "./routes.ts";
 
-export interface OperationContext {
+/** What an operation runs on: the store, and the request's count of its calls to it. */
+export interface OperationDependencies {
   store: PlantStore;
-  storeCalls: StoreAttempts;
-  /** Set by an operation as soon as it knows which plant the request is about, for the log line. */
-  plantId?: string;
+  counter: StoreAttempts;
 }
 
 export interface OperationOutcome {
@@ -19,18 +18,29 @@ export interface OperationOutcome {
   metric: MetricName;
 }
 
-/** One authenticated request of an operation; a failure is thrown as one of lambda/errors.ts. */
-export type Operation = (request: ApiRequest, context: OperationContext) => Promise<OperationOutcome>;
+/** An authenticated request the operation has read: which plant it is about, and the work to run. */
+export interface ParsedRequest {
+  /** For the request's log line. */
+  plantId: string;
+  run(dependencies: OperationDependencies): Promise<OperationOutcome>;
+}
+
+/** One operation: it reads the request (a bad one throws a 4xx of lambda/errors.ts) and says what to run. */
+export type Operation = (request: ApiRequest) => ParsedRequest;
 
 /**
  * Every operation of the routes table, by its operationId: a route added to the table without its
- * operation here does not compile.
+ * operation here does not compile. A failure is thrown as one of lambda/errors.ts.
  */
 export const OPERATIONS: { readonly [Id in OperationId]: Operation } = {
-  createPlant: async (request, context) => {
+  createPlant: (request) => {
     const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
-    context.plantId = newPlant.id.toString();
-    const { plant, replayed } = await createPlant(context.store, newPlant, context.storeCalls);
-    return { body: plant, metric: replayed ? "Replayed" : "Created" };
+    return {
+      plantId: newPlant.id.toString(),
+      async run({ store, counter }) {
+        const { plant, replayed } = await createPlant(store, newPlant, counter);
+        return { body: plant, metric: replayed ? "Replayed" : "Created" };
+      },
+    };
   },
 };
