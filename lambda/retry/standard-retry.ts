@@ -37,11 +37,10 @@ export const RETRY_COST = 5;
 export const TRANSIENT_RETRY_COST = 10;
 export const NO_RETRY_INCREMENT = 1;
 
-const COSTS: Record<RetryReason, number> = {
+const COSTS: Record<Exclude<RetryReason, "follow-up">, number> = {
   transient: TRANSIENT_RETRY_COST,
   throttling: RETRY_COST,
   "server-error": RETRY_COST,
-  "follow-up": 0,
 };
 
 /**
@@ -99,7 +98,7 @@ export interface RetryOptions {
   clock?: Clock;
   /** In [0, 1), as Math.random (the default): the jitter. */
   random?: () => number;
-  /** The caller's signal: aborting it ends the call at once with its reason, never retried. */
+  /** The caller's signal: aborting it ends the call at once with its reason (even a success), never retried. */
   signal?: AbortSignal;
   /** When the call must be over (clock time), instead of now + policy.deadlineMs. */
   deadlineAt?: number;
@@ -140,14 +139,15 @@ export async function withRetries<T>(
       if (attemptNumber >= policy.maxAttempts) throw giveUp("attempts exhausted");
       const delayMs = reason === "follow-up" ? 0 : retryDelay(error, retriesMade, options, random);
       if (clock.now() + delayMs >= deadlineAt) throw giveUp("deadline reached");
+      if (reason === "follow-up") continue;
       const cost = COSTS[reason];
-      if (cost === 0) continue;
       if (quota && !quota.tryTake(cost)) throw giveUp("retry quota spent");
       lastRetryCost = cost;
       retriesMade++;
       await clock.sleep(delayMs, signal);
       continue;
     }
+    // The caller gave up while the attempt succeeded: it hears its abort, as it would a moment later.
     signal?.throwIfAborted();
     quota?.refund(lastRetryCost ?? NO_RETRY_INCREMENT);
     return result;

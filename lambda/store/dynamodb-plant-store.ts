@@ -7,6 +7,7 @@ import { retryableFault } from "./dynamodb-faults.ts";
 import type { PlantStore } from "./plant-store.ts";
 import { PutIfAbsent, StoredItemNotReturnedError } from "./put-if-absent.ts";
 
+/** The bench sends this PutItem raw (bench/local-load.ts). */
 export { putIfAbsentInput } from "./put-if-absent.ts";
 
 export interface DynamoDbSettings extends DynamoDbClientSettings {

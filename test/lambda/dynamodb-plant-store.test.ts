@@ -219,6 +219,18 @@ describe("the store's attempt budget, when a conflict comes without the stored p
     expect(observed.storeAttempts).toBe(3);
   });
 
+  it("reads at once after the conflict: the read is not a retry, no backoff before it", async () => {
+    faulty.clearRequests();
+    faulty.script(["condition-failed-without-item"], "proxy");
+    const clock = new FakeClock();
+    expect(await localStore(faulty.url, { clock }).putIfAbsent({ id: 510n, name: "Fern" })).toEqual({
+      created: false,
+      existing: { id: 510n, name: "Fern" },
+    });
+    expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "GetItem"]);
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it("a conflict on the last attempt leaves no call for the read: 503, never a fourth call", async () => {
     faulty.clearRequests();
     faulty.script(["throttle", "throttle", "condition-failed-without-item"], "proxy");
