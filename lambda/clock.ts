@@ -14,29 +14,39 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const systemClock: Clock = {
+/**
+ * A Clock from `now` and `setTimer` alone, its sleep one of its timers: for a clock whose waits are timers
+ * like any other (the system's; a fake that moves time to its next timer, as the client's tests have).
+ */
+export function clockOfTimers({ now, setTimer }: Pick<Clock, "now" | "setTimer">): Clock {
+  return {
+    now,
+    setTimer,
+    sleep: (ms, signal) =>
+      new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        // No timer for no wait: an immediate retry is made at once.
+        if (ms <= 0) return resolve();
+        const onAbort = () => {
+          cancel();
+          reject(signal?.reason);
+        };
+        const cancel = setTimer(() => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        }, ms);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+  };
+}
+
+export const systemClock: Clock = clockOfTimers({
   now: () => Date.now(),
   setTimer(callback, ms) {
     const timer = setTimeout(callback, ms);
     return () => clearTimeout(timer);
   },
-  sleep(ms, signal) {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      // No timer for no wait: an immediate retry is made at once.
-      if (ms <= 0) return resolve();
-      const onAbort = () => {
-        cancel();
-        reject(signal?.reason);
-      };
-      const cancel = systemClock.setTimer(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  },
-};
+});
 
 /** The reason a timeout aborts with, as AbortSignal.timeout's: a DOMException named TimeoutError. */
 export function timeoutReason(ms: number): DOMException {
