@@ -104,6 +104,7 @@ export interface RetryOptions {
   deadlineAt?: number;
 }
 
+const NO_LIMIT = Number.POSITIVE_INFINITY;
 /** The signal of an attempt that nothing limits. */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -119,8 +120,7 @@ export async function withRetries<T>(
 ): Promise<T> {
   const { policy, classify, quota, clock = systemClock, random = Math.random, signal } = options;
   const deadlineAt =
-    options.deadlineAt ??
-    (policy.deadlineMs === undefined ? Number.POSITIVE_INFINITY : clock.now() + policy.deadlineMs);
+    options.deadlineAt ?? (policy.deadlineMs === undefined ? NO_LIMIT : clock.now() + policy.deadlineMs);
   let lastRetryCost: number | undefined;
   let retriesMade = 0;
   for (let attemptNumber = 1; ; attemptNumber++) {
@@ -174,13 +174,13 @@ async function limitedAttempt<T>(
   { policy, signal }: RetryOptions,
   clock: Clock,
 ): Promise<T> {
-  const timeoutMs = Math.min(policy.attemptTimeoutMs ?? Number.POSITIVE_INFINITY, deadlineAt - clock.now());
-  if (timeoutMs === Number.POSITIVE_INFINITY && signal === undefined) {
+  const timeoutMs = Math.min(policy.attemptTimeoutMs ?? NO_LIMIT, deadlineAt - clock.now());
+  if (timeoutMs === NO_LIMIT && signal === undefined) {
     return attempt(NEVER_ABORTED, attemptNumber);
   }
   const controller = new AbortController();
   const cancelTimer =
-    timeoutMs === Number.POSITIVE_INFINITY
+    timeoutMs === NO_LIMIT
       ? undefined
       : clock.setTimer(() => controller.abort(timeoutReason(timeoutMs)), Math.max(0, timeoutMs));
   const forwardAbort = () => controller.abort(signal?.reason);

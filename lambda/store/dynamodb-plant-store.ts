@@ -5,7 +5,7 @@ import { type RetryOptions, RetryQuota, withRetries } from "../retry/standard-re
 import { createDynamoDbClient, type DynamoDbClientSettings } from "./dynamodb-client.ts";
 import { retryableFault } from "./dynamodb-faults.ts";
 import type { PlantStore } from "./plant-store.ts";
-import { PutIfAbsent, StoredItemNotReturnedError } from "./put-if-absent.ts";
+import { putIfAbsent, StoredItemNotReturnedError } from "./put-if-absent.ts";
 
 /** The bench sends this PutItem raw (bench/local-load.ts). */
 export { putIfAbsentInput } from "./put-if-absent.ts";
@@ -67,12 +67,12 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
 
   return {
     putIfAbsent(plant, counter) {
-      const create = new PutIfAbsent(client, settings.tableName, plant);
+      const create = putIfAbsent(client, settings.tableName, plant);
       return withRetries(
         {
           ...retries,
           giveUp: (exhausted) =>
-            new StoreUnavailableError(create.outcome, STORE_RETRY_AFTER_SECONDS, { cause: exhausted }),
+            new StoreUnavailableError(create.outcome(), STORE_RETRY_AFTER_SECONDS, { cause: exhausted }),
         },
         (signal) => {
           if (counter) counter.storeAttempts++;

@@ -29,72 +29,66 @@ export class StoredItemNotReturnedError extends Error {
   override name = "StoredItemNotReturnedError";
 }
 
+/** One create's calls, made one at a time, and what they learnt of the write. */
+export interface PutIfAbsent {
+  /** The next call; StoredItemNotReturnedError when a conflict needs the read. */
+  call(signal: AbortSignal): Promise<PutOutcome>;
+  /** What is known of the write if the create gives up now. */
+  outcome(): WriteOutcome;
+}
+
 /**
  * One create, a call at a time (each an attempt of the caller's retries): the PutItem, or the read of the
  * stored plant after a conflict that came without it. It learns, across its calls, whether a PutItem may
  * have applied unconfirmed (sent again after a stale connection; no answer after it was sent; a 5xx),
  * which decides the outcome of a failure and tells a replay of this create's own write from another's.
  */
-export class PutIfAbsent {
-  #mayHaveWritten = false;
-  #readNext = false;
+export function putIfAbsent(client: DynamoDbClient, tableName: string, plant: NewPlant): PutIfAbsent {
+  let mayHaveWritten = false;
+  let readNext = false;
+  const existing = (item: Item): PutOutcome => ({
+    created: false,
+    existing: fromItem(item),
+    ...(mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
+  });
 
-  constructor(
-    readonly client: DynamoDbClient,
-    readonly tableName: string,
-    readonly plant: NewPlant,
-  ) {}
-
-  /** What is known of the write if the create gives up now. */
-  get outcome(): WriteOutcome {
-    return this.#mayHaveWritten ? "unknown" : "not-written";
-  }
-
-  /** The next call; StoredItemNotReturnedError when a conflict needs the read. */
-  async call(signal: AbortSignal): Promise<PutOutcome> {
-    return this.#readNext ? this.#readStored(signal) : this.#put(signal);
-  }
-
-  async #put(signal: AbortSignal): Promise<PutOutcome> {
+  const put = async (signal: AbortSignal): Promise<PutOutcome> => {
     try {
       // A PutItem sent again after a stale connection: the first may have reached DynamoDB.
-      await this.client.call("PutItem", putIfAbsentInput(this.tableName, this.plant), signal, () => {
-        this.#mayHaveWritten = true;
+      await client.call("PutItem", putIfAbsentInput(tableName, plant), signal, () => {
+        mayHaveWritten = true;
       });
       return { created: true };
     } catch (error) {
       if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
-        this.#mayHaveWritten ||= mayHaveApplied(error);
+        mayHaveWritten ||= mayHaveApplied(error);
         throw error;
       }
       const stored = error.body.Item as Item | undefined;
-      if (stored) return this.#existing(stored);
-      this.#readNext = true;
+      if (stored) return existing(stored);
+      readNext = true;
       throw new StoredItemNotReturnedError("the write's condition failed without the stored item", {
         cause: error,
       });
     }
-  }
+  };
 
-  async #readStored(signal: AbortSignal): Promise<PutOutcome> {
-    const read = await this.client.call(
+  const readStored = async (signal: AbortSignal): Promise<PutOutcome> => {
+    const read = await client.call(
       "GetItem",
-      { TableName: this.tableName, Key: { id: { N: this.plant.id.toString() } }, ConsistentRead: true },
+      { TableName: tableName, Key: { id: { N: plant.id.toString() } }, ConsistentRead: true },
       signal,
     );
-    this.#readNext = false;
+    readNext = false;
     if (read.Item === undefined) {
       // The conflict's item is gone (deleted since): the next call writes again.
       throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
     }
-    return this.#existing(read.Item as Item);
-  }
+    return existing(read.Item as Item);
+  };
 
-  #existing(item: Item): PutOutcome {
-    return {
-      created: false,
-      existing: fromItem(item),
-      ...(this.#mayHaveWritten ? { afterUnconfirmedWrite: true } : {}),
-    };
-  }
+  return {
+    call: (signal) => (readNext ? readStored(signal) : put(signal)),
+    outcome: () => (mayHaveWritten ? "unknown" : "not-written"),
+  };
 }
