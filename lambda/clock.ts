@@ -8,8 +8,9 @@ export interface Clock {
   /** Calls `callback` after `ms`; the returned function cancels it. */
   setTimer(callback: () => void, ms: number): () => void;
   /**
-   * Resolves after `ms`; rejects with the signal's reason as soon as it aborts. A method of its own, not
-   * built on setTimer here, so that a fake clock can let waits pass at once while timers wait for a cue.
+   * Resolves after `ms`; rejects with the signal's reason as soon as it aborts. A method of its own
+   * (clockOfTimers builds it on setTimer) so that a fake clock can let waits pass at once while its
+   * timers wait for a cue.
    */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }

@@ -1,9 +1,9 @@
 /**
  * The put-and-replay rule on DynamoDB: a create is a conditional PutItem that never overwrites, and when
  * the condition fails the stored plant is what the caller compares its own with. DynamoDB's API makes the
- * stored item of a ConditionalCheckFailedException optional: it is returned as ReturnValuesOnConditionCheckFailure
- * asks, and may be absent (an endpoint that does not honour the option). When it is absent, the next call
- * reads the item, consistently.
+ * stored item of a ConditionalCheckFailedException optional: it is returned as the request's
+ * ReturnValuesOnConditionCheckFailure asks, and may be absent (an endpoint that does not honour the
+ * option). When it is absent, the next call reads the item, consistently.
  */
 import type { WriteOutcome } from "../errors.ts";
 import type { NewPlant } from "../plants/plant.ts";
