@@ -61,7 +61,22 @@ export class MissingCredentialsError extends failure(
   "RefusedAuth",
 ) {}
 
-export class InvalidTokenError extends failure("InvalidTokenError", 401, "invalid_token", "RefusedAuth") {}
+export class InvalidTokenError extends failure(
+  "InvalidTokenError",
+  401,
+  "invalid_token",
+  "RefusedAuth" as MetricName,
+) {}
+
+/**
+ * A token naming a kid the issuer's freshly fetched key set does not hold: an invalid token (401), counted
+ * apart from other refusals so that a key rotation the function has not caught up with, or a caller
+ * probing kids, shows as such rather than as the issuer failing.
+ */
+export class UnknownSigningKeyError extends InvalidTokenError {
+  override name = "UnknownSigningKeyError";
+  override metric = "UnknownSigningKey" as const;
+}
 
 export class InsufficientScopeError extends failure(
   "InsufficientScopeError",
@@ -120,6 +135,18 @@ export class StoreUnavailableError extends DependencyUnavailableError {
   }
 }
 
+/**
+ * A token naming a kid not in the key set while a refetch is held back after a fresh key set lacked
+ * another: 503, since only the next fetch can tell a key just rotated in from a bogus kid; not the
+ * issuer's fault, so counted under UnknownSigningKey, not IssuerUnavailable.
+ */
+export class UnknownSigningKeyHeldError extends DependencyUnavailableError {
+  override name = "UnknownSigningKeyHeldError";
+  override kind = "unknown_signing_key";
+  override metric = "UnknownSigningKey" as const;
+}
+
+/** The issuer's own fault: its key set could not be fetched, or is not a key set this API can take. */
 export class IssuerUnavailableError extends DependencyUnavailableError {
   override name = "IssuerUnavailableError";
   override kind = "issuer_unavailable";
