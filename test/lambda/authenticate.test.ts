@@ -31,13 +31,7 @@ import { TEST_ISSUER } from "../../support/harness.ts";
 import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { type JwksBehaviour, type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
-import {
-  accessTokenClaims,
-  jwsSignature,
-  keysOfEveryType,
-  signingInput,
-  signToken,
-} from "../support/forged-tokens.ts";
+import { accessTokenClaims, signToken } from "../support/forged-tokens.ts";
 import { captureLogs, silenceRequestLogs } from "../support/log-capture.ts";
 
 const WINDOW_MS = KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
@@ -251,6 +245,45 @@ describe("a token naming a key not in the cached key set", () => {
     for (const result of later) expectUnavailable(result, 10);
     expect(server.fetches()).toBe(1);
     expect((await send(await issuer.mint())).statusCode).toBe(200);
+  });
+});
+
+describe("what the metrics count", () => {
+  /** The metrics of each request's log line, in order. */
+  async function metricsOf(requests: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+    const logs = captureLogs();
+    try {
+      await requests();
+    } finally {
+      logs.restore();
+    }
+    return logs.stdoutLines().map((line) => {
+      const { UnknownSigningKey, IssuerUnavailable, RefusedAuth } = JSON.parse(line) as Record<
+        string,
+        unknown
+      >;
+      return { UnknownSigningKey, IssuerUnavailable, RefusedAuth };
+    });
+  }
+
+  test("a kid a fresh key set lacks counts UnknownSigningKey, as does each 503 of the window it opens", async () => {
+    const send = handlerFor(await startIssuer());
+    const counted = await metricsOf(async () => {
+      expectErrorAnswer(await send(await unknownKeyToken()), 401);
+      expectUnavailable(await send(await unknownKeyToken()), 10);
+    });
+    const unknownKey = { UnknownSigningKey: 1, IssuerUnavailable: undefined, RefusedAuth: undefined };
+    expect(counted).toEqual([unknownKey, unknownKey]);
+  });
+
+  test("the issuer failing counts IssuerUnavailable, and so does each 503 of the window it opens", async () => {
+    const send = handlerFor(await startIssuer("fail"));
+    const counted = await metricsOf(async () => {
+      expectUnavailable(await send(await issuer.mint()), 10);
+      expectUnavailable(await send(await unknownKeyToken()), 10);
+    });
+    const issuerFault = { UnknownSigningKey: undefined, IssuerUnavailable: 1, RefusedAuth: undefined };
+    expect(counted).toEqual([issuerFault, issuerFault]);
   });
 });
 

@@ -152,3 +152,163 @@ describe("one malformed or unusable key beside a good one", () => {
     ]);
   });
 });
+
+/** EMSA-PKCS1-v1_5 (RFC 8017 §9.2) of SHA-256(input): the signature an RSA key with e = 1 accepts. */
+function pkcs1Encoding(input: string, modulusBytes: number): Buffer {
+  const digestInfo = Buffer.concat([
+    Buffer.from("3031300d060960864801650304020105000420", "hex"),
+    createHash("sha256").update(input).digest(),
+  ]);
+  const padding = Buffer.alloc(modulusBytes - digestInfo.length - 3, 0xff);
+  return Buffer.concat([Buffer.from([0, 1]), padding, Buffer.from([0]), digestInfo]);
+}
+
+/** A public RSA JWK of `bits` bits that no one holds the private key of: odd, top bit set. */
+function rsaModulusOf(bits: number): string {
+  const modulus = Buffer.alloc(Math.ceil(bits / 8), 0x5a);
+  modulus[0] = 1 << ((bits - 1) % 8);
+  modulus[modulus.length - 1] = 0x5b;
+  return base64url(modulus);
+}
+
+describe("weak keys are never trusted", () => {
+  test("RSA moduli of 512 and 1024 bits: tokens their private keys signed are refused", async () => {
+    for (const bits of [512, 1024]) {
+      const weak = generateKeyPairSync("rsa", { modulusLength: bits });
+      const send = functionServing([{ ...weak.publicKey.export({ format: "jwk" }), kid: "bad" }, goodJwk]);
+      expectKeyCannotBeUsed(
+        await send(tokenOf(weak.privateKey, "RS256", "bad")),
+        new RegExp(`modulus has ${bits} bits; at least 2048`),
+      );
+      expect((await send(tokenOf(good.privateKey, "RS256", "good"))).statusCode).toBe(200);
+    }
+  });
+
+  test("an RSA key with e = 1 is refused, and with it a token forged with no private key", async () => {
+    const send = functionServing([{ ...goodJwk, kid: "bad", e: base64url(Buffer.from([1])) }, goodJwk]);
+    const forged = forgedToken("RS256", "bad", (input) => pkcs1Encoding(input, 256));
+    expectKeyCannotBeUsed(await send(forged), /public exponent is 1$/);
+  });
+
+  test.each([
+    ["even", Buffer.from([1, 0, 0]), /public exponent is even/],
+    ["zero", Buffer.from([0]), /public exponent is even/],
+    ["of 3,064 bits", Buffer.alloc(383, 0xff), /public exponent has 3064 bits; at most 32/],
+    ["of 33 bits", Buffer.from([1, 0, 0, 0, 1]), /public exponent has 33 bits; at most 32/],
+  ])("an RSA public exponent %s is refused when the key set arrives", async (_, exponent, reason) => {
+    const send = functionServing([{ ...goodJwk, kid: "bad", e: base64url(exponent) }, goodJwk]);
+    expectKeyCannotBeUsed(await send(tokenOf(good.privateKey, "RS256", "bad")), reason);
+    expect(leftOutLines()).toHaveLength(1);
+  });
+
+  test("exponents issuers use (3, 65537, 2^32 - 1) and moduli up to 8192 bits are taken; 8193 bits are not", async () => {
+    const published = [3, 65537, 2 ** 32 - 1].map((exponent, index) => ({
+      kty: "RSA",
+      kid: `e-${index}`,
+      n: goodJwk.n,
+      e: base64url(Buffer.from(exponent.toString(16).padStart(exponent > 0xffffff ? 8 : 6, "0"), "hex")),
+    }));
+    const send = functionServing([
+      ...published,
+      { kty: "RSA", kid: "8192", n: rsaModulusOf(8192), e: "AQAB" },
+      { kty: "RSA", kid: "8193", n: rsaModulusOf(8193), e: "AQAB" },
+    ]);
+    // Taken, so a token naming one is judged on its signature (the keys are not the signer's).
+    for (const kid of ["e-0", "e-2", "8192"]) {
+      expect(expectErrorAnswer(await send(tokenOf(good.privateKey, "RS256", kid)), 401).message, kid).toBe(
+        "the token is invalid: bad signature",
+      );
+    }
+    expect((await send(tokenOf(good.privateKey, "RS256", "e-1"))).statusCode).toBe(200);
+    expectKeyCannotBeUsed(await send(tokenOf(good.privateKey, "RS256", "8193")), /8193 bits; at most 8192/);
+    expect(leftOutLines().map((line) => line.kid)).toEqual(["8193"]);
+  });
+
+  test("libsodium's list of Ed25519 small-order encodings is the one the check compares against", () => {
+    const libsodium = [
+      "0000000000000000000000000000000000000000000000000000000000000000",
+      "0100000000000000000000000000000000000000000000000000000000000000",
+      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    ];
+    expect([...(SMALL_ORDER_KEYS.get("Ed25519") ?? [])].sort()).toEqual(libsodium.sort());
+    expect(SMALL_ORDER_KEYS.get("Ed448")?.size).toBe(5);
+  });
+
+  test("Ed25519 and Ed448 keys of small order, with either sign bit, refuse every token forged for them", async () => {
+    const smallOrder = [...SMALL_ORDER_KEYS].flatMap(([crv, encodings]) =>
+      [...encodings].flatMap((hex) => {
+        const key = Buffer.from(hex, "hex");
+        const negative = Buffer.from(key);
+        negative[key.length - 1] = (negative[key.length - 1] ?? 0) | 0x80;
+        return [key, negative].map((x) => ({ crv, x }));
+      }),
+    );
+    const keys = smallOrder.map(({ crv, x }, index) => ({
+      kty: "OKP",
+      crv,
+      x: base64url(x),
+      kid: `small-${index}`,
+    }));
+    const send = functionServing([...keys, goodJwk]);
+    // R = the identity (y = 1), S = 0: verifies under a key of order n for every message whose
+    // challenge is a multiple of n, a quarter to an eighth of them. Thirty tokens per key.
+    for (const [index, { crv }] of smallOrder.entries()) {
+      const size = crv === "Ed25519" ? 32 : 57;
+      const identity = Buffer.alloc(size);
+      identity[0] = 1;
+      for (let attempt = 0; attempt < 30; attempt++) {
+        const token = forgedToken("EdDSA", `small-${index}`, () =>
+          Buffer.concat([identity, Buffer.alloc(size)]),
+        );
+        const result = await send(token);
+        expectKeyCannotBeUsed(result, new RegExp(`point of small order on ${crv}`));
+      }
+    }
+    expect(leftOutLines()).toHaveLength(smallOrder.length);
+    expect((await send(tokenOf(good.privateKey, "RS256", "good"))).statusCode).toBe(200);
+  });
+});
+
+describe("a kid shared by keys of different types (RFC 7517 §4.5)", () => {
+  test("an RS256 token of the RSA key and an ES256 token of the EC key both answer 200", async () => {
+    const send = functionServing([
+      { ...ecJwk, kid: "shared" },
+      { ...goodJwk, kid: "shared" },
+    ]);
+    expect((await send(tokenOf(good.privateKey, "RS256", "shared"))).statusCode).toBe(200);
+    expect((await send(tokenOf(ec.privateKey, "ES256", "shared"))).statusCode).toBe(200);
+    // An alg neither key fits is still refused.
+    const eddsa = generateKeyPairSync("ed25519");
+    const other = expectErrorAnswer(await send(tokenOf(eddsa.privateKey, "EdDSA", "shared")), 401);
+    expect(other.message).toBe("the token is invalid: signature algorithm not allowed");
+  });
+
+  test("two keys of one type under one kid are ambiguous: 401, whichever signed", async () => {
+    const second = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const send = functionServing([
+      { ...goodJwk, kid: "twice" },
+      { ...second.publicKey.export({ format: "jwk" }), kid: "twice" },
+      { ...ecJwk, kid: "twice" },
+    ]);
+    for (const signer of [good.privateKey, second.privateKey]) {
+      const { message } = expectErrorAnswer(await send(tokenOf(signer, "RS256", "twice")), 401);
+      expect(message).toMatch(/more than one key of its alg's type under its kid/);
+    }
+    expect((await send(tokenOf(ec.privateKey, "ES256", "twice"))).statusCode).toBe(200);
+  });
+
+  test("a weak key beside a good one of its type under one kid: the good one serves alone", async () => {
+    const weak = generateKeyPairSync("rsa", { modulusLength: 1024 });
+    const send = functionServing([
+      { ...weak.publicKey.export({ format: "jwk" }), kid: "rotating" },
+      { ...goodJwk, kid: "rotating" },
+    ]);
+    expect((await send(tokenOf(good.privateKey, "RS256", "rotating"))).statusCode).toBe(200);
+    const refused = expectErrorAnswer(await send(tokenOf(weak.privateKey, "RS256", "rotating")), 401);
+    expect(refused.message).toBe("the token is invalid: bad signature");
+  });
+});
