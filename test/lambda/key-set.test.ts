@@ -5,7 +5,7 @@
  * says why; a weak key never accepts a token, not even one forged the way its weakness allows; a kid
  * shared by keys of different types is resolved by the token's alg.
  */
-import { createHash, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
+import { createHash, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
 import { SMALL_ORDER_KEYS } from "../../lambda/auth/key-strength.ts";
