@@ -8,7 +8,6 @@
  */
 import {
   constants,
-  createHash,
   createHmac,
   createPublicKey,
   generateKeyPairSync,
@@ -24,7 +23,7 @@ import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_ISSUER } from "../../support/harness.ts";
-import { base64url, jwsSignature } from "../support/forged-tokens.ts";
+import { base64url, jwsSignature, pkcs1Encoding } from "../support/forged-tokens.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
 import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
@@ -442,16 +441,6 @@ const weakKey = fc.tuple(fc.constantFrom(...WEAK_KIDS), fc.nat()).map(
     notes: [`kid:${kid}`, "weak key"],
   }),
 );
-
-/** EMSA-PKCS1-v1_5 of SHA-256(input) (RFC 8017 §9.2): what an RSA key with e = 1 takes as a signature. */
-function pkcs1Encoding(input: string, modulusBytes: number): Buffer {
-  const digestInfo = Buffer.concat([
-    Buffer.from("3031300d060960864801650304020105000420", "hex"),
-    createHash("sha256").update(input).digest(),
-  ]);
-  const padding = Buffer.alloc(modulusBytes - digestInfo.length - 3, 0xff);
-  return Buffer.concat([Buffer.from([0, 1]), padding, Buffer.from([0]), digestInfo]);
-}
 
 const recipe = fc.oneof(valid, tampered, algConfusion, kidCases, claims, encoding, weakKey);
 

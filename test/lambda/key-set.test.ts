@@ -5,7 +5,7 @@
  * says why; a weak key never accepts a token, not even one forged the way its weakness allows; a kid
  * shared by keys of different types is resolved by the token's alg.
  */
-import { createHash, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
 import { SMALL_ORDER_KEYS } from "../../lambda/auth/key-strength.ts";
@@ -18,7 +18,13 @@ import { TEST_ISSUER } from "../../support/harness.ts";
 import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
-import { accessTokenClaims, base64url, jwsSignature, signingInput } from "../support/forged-tokens.ts";
+import {
+  accessTokenClaims,
+  base64url,
+  jwsSignature,
+  pkcs1Encoding,
+  signingInput,
+} from "../support/forged-tokens.ts";
 import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
 const good = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -152,16 +158,6 @@ describe("one malformed or unusable key beside a good one", () => {
     ]);
   });
 });
-
-/** EMSA-PKCS1-v1_5 (RFC 8017 §9.2) of SHA-256(input): the signature an RSA key with e = 1 accepts. */
-function pkcs1Encoding(input: string, modulusBytes: number): Buffer {
-  const digestInfo = Buffer.concat([
-    Buffer.from("3031300d060960864801650304020105000420", "hex"),
-    createHash("sha256").update(input).digest(),
-  ]);
-  const padding = Buffer.alloc(modulusBytes - digestInfo.length - 3, 0xff);
-  return Buffer.concat([Buffer.from([0, 1]), padding, Buffer.from([0]), digestInfo]);
-}
 
 /** A public RSA JWK of `bits` bits that no one holds the private key of: odd, top bit set. */
 function rsaModulusOf(bits: number): string {
