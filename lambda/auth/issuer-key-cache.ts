@@ -36,10 +36,13 @@ const MAX_LOGGED_KID_LENGTH = 100;
  *   nothing is fetched: the issuer failing (5xx, timeout, a body that is not a key set) answers 503,
  *   a fresh key set lacking the key answers 401, and inside the window a token naming an unknown key
  *   answers 503 with the seconds left, since only a fresh key set could tell a rotated key from a
- *   bogus one. So a caller sending random kids gets one fetch per window.
+ *   bogus one. So a caller sending random kids gets one fetch per window. The 401 and the window's 503s
+ *   count under UnknownSigningKey; the issuer's own faults, and their window's 503s, under
+ *   IssuerUnavailable.
  * A fetch nobody waits for (the init-time prefetch) opens no window when it fails.
- * Each key is imported into node:crypto when its key set arrives (at init, with the prefetch), once:
- * the imported keys live and are replaced with their key set. Nothing is kept per token, per kid a
+ * Each key is taken or left out (key-set.ts) and imported into node:crypto when its key set arrives (at
+ * init, with the prefetch), once: the imported keys live and are replaced with their key set. A kid the
+ * set publishes, even only under keys left out, is known: a token naming it fetches nothing. Nothing is kept per token, per kid a
  * token names or per issuer it claims: what the cache holds is bounded by the issuer's key set.
  */
 export class IssuerKeyCache {
