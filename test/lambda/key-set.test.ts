@@ -126,7 +126,10 @@ describe("one malformed or unusable key beside a good one", () => {
     async (_, bad, badToken, reason) => {
       const send = functionServing([bad, goodJwk]);
       expect((await send(tokenOf(good.privateKey, "RS256", "good"))).statusCode).toBe(200);
+      const fetches = jwks.fetches();
       if (badToken !== undefined) expectKeyCannotBeUsed(await send(badToken()), reason);
+      // A left-out key's kid is known: naming it fetches nothing.
+      expect(jwks.fetches()).toBe(fetches);
       expect((await send(tokenOf(good.privateKey, "RS256", "good"))).statusCode).toBe(200);
       const lines = leftOutLines();
       expect(lines).toHaveLength(1);
