@@ -56,7 +56,17 @@ export class InvalidTokenError extends ApiError {
   override name = "InvalidTokenError";
   readonly status = 401;
   readonly kind = "invalid_token";
-  readonly metric = "RefusedAuth";
+  readonly metric: MetricName = "RefusedAuth";
+}
+
+/**
+ * A token naming a kid the issuer's freshly fetched key set does not hold: an invalid token (401), counted
+ * apart from other refusals so that a key rotation the function has not caught up with, or a caller
+ * probing kids, shows as such rather than as the issuer failing.
+ */
+export class UnknownSigningKeyError extends InvalidTokenError {
+  override name = "UnknownSigningKeyError";
+  override readonly metric = "UnknownSigningKey";
 }
 
 export class InsufficientScopeError extends ApiError {
@@ -124,6 +134,18 @@ export class StoreUnavailableError extends DependencyUnavailableError {
   }
 }
 
+/**
+ * A token naming a kid not in the key set while a refetch is held back after a fresh key set lacked
+ * another: 503, since only the next fetch can tell a key just rotated in from a bogus kid; not the
+ * issuer's fault, so counted under UnknownSigningKey, not IssuerUnavailable.
+ */
+export class UnknownSigningKeyHeldError extends DependencyUnavailableError {
+  override name = "UnknownSigningKeyHeldError";
+  override readonly kind = "unknown_signing_key";
+  override readonly metric = "UnknownSigningKey";
+}
+
+/** The issuer's own fault: its key set could not be fetched, or is not a key set this API can take. */
 export class IssuerUnavailableError extends DependencyUnavailableError {
   override name = "IssuerUnavailableError";
   override readonly kind = "issuer_unavailable";

@@ -18,6 +18,7 @@ export const METRIC_NAMES = [
   "RefusedMediaType",
   "StoreUnavailable",
   "IssuerUnavailable",
+  "UnknownSigningKey",
   "StoreAttempts",
   "ColdStart",
 ] as const;

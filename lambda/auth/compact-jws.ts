@@ -35,9 +35,15 @@ export function decodeCompactJws(token: string): UnverifiedJws {
  * length of 4n+1, no stray bits in the last character. Then one token has one spelling.
  */
 function base64urlBytes(segment: string): Buffer {
-  const bytes = Buffer.from(segment, "base64url");
-  if (segment === "" || bytes.toString("base64url") !== segment) throw malformed();
+  const bytes = canonicalBase64url(segment);
+  if (bytes === undefined) throw malformed();
   return bytes;
+}
+
+/** The bytes of a non-empty base64url string in its one canonical spelling (above); else undefined. */
+export function canonicalBase64url(segment: string): Buffer | undefined {
+  const bytes = Buffer.from(segment, "base64url");
+  return segment !== "" && bytes.toString("base64url") === segment ? bytes : undefined;
 }
 
 function jsonObject(segment: string): Record<string, unknown> {

@@ -1,8 +1,14 @@
-import { InvalidTokenError, IssuerUnavailableError } from "../errors.ts";
+import {
+  type DependencyUnavailableError,
+  IssuerUnavailableError,
+  UnknownSigningKeyError,
+  UnknownSigningKeyHeldError,
+} from "../errors.ts";
 import { loadNodeCrypto } from "../node-crypto.ts";
-import { type JsonWebKey, KeySetInvalidError, parseKeySet, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
+import { KeySetInvalidError, parseKeySet, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
 import { KeySetFetchError, type KeySetFetcher } from "./jwks-fetcher.ts";
-import { importVerificationKey, type VerificationKey } from "./signatures.ts";
+import type { JwsAlgorithm } from "./key-algorithms.ts";
+import { KeySet, type LeftOutKey, type SigningKey } from "./key-set.ts";
 
 export interface IssuerKeyCacheOptions {
   /** The issuer's key-set URL: configuration, the one thing the cache is for. */
@@ -14,13 +20,13 @@ export interface IssuerKeyCacheOptions {
   clock: () => number;
 }
 
-/** A key of the issuer's key set, imported when the key set arrived. */
-export interface SigningKey {
-  jwk: JsonWebKey;
-  verification: VerificationKey;
-}
+const KEY_SET_NOT_FETCHED = "the token issuer's signing keys could not be fetched";
+const KEY_SET_NOT_USABLE = "the token issuer's key set was fetched but is not a key set this API can take";
+const KEY_NOT_YET_KNOWN =
+  "the token names a key not among the issuer's keys as last fetched; they are fetched again after Retry-After";
 
-const KEY_SET_UNAVAILABLE = "the token issuer's signing keys could not be fetched";
+/** Keeps a log line short whatever the issuer named its key; a kid is no secret. */
+const MAX_LOGGED_KID_LENGTH = 100;
 
 /**
  * The issuer's key set, fetched and cached so that the issuer's faults are not blamed on the caller:
@@ -30,63 +36,64 @@ const KEY_SET_UNAVAILABLE = "the token issuer's signing keys could not be fetche
  *   nothing is fetched: the issuer failing (5xx, timeout, a body that is not a key set) answers 503,
  *   a fresh key set lacking the key answers 401, and inside the window a token naming an unknown key
  *   answers 503 with the seconds left, since only a fresh key set could tell a rotated key from a
- *   bogus one. So a caller sending random kids gets one fetch per window.
+ *   bogus one. So a caller sending random kids gets one fetch per window. The 401 and the window's 503s
+ *   count under UnknownSigningKey; the issuer's own faults, and their window's 503s, under
+ *   IssuerUnavailable.
  * A fetch nobody waits for (the init-time prefetch) opens no window when it fails.
- * Each key is imported into node:crypto when its key set arrives (at init, with the prefetch), once:
- * the imported keys live and are replaced with their key set. Nothing is kept per token, per kid a
+ * Each key is taken or left out (key-set.ts) and imported into node:crypto when its key set arrives (at
+ * init, with the prefetch), once: the imported keys live and are replaced with their key set. A kid the
+ * set publishes, even only under keys left out, is known: a token naming it fetches nothing. Nothing is kept per token, per kid a
  * token names or per issuer it claims: what the cache holds is bounded by the issuer's key set.
  */
 export class IssuerKeyCache {
   readonly #options: IssuerKeyCacheOptions;
-  /** The last key set fetched whole, by kid; a failed fetch leaves it as it was. */
-  #keySet: Map<string, SigningKey> | undefined;
+  /** The last key set fetched whole; a failed fetch leaves it as it was. */
+  #keySet: KeySet | undefined;
   /** The fetch under way, which every caller needing the key set meanwhile shares. */
-  #fetching: Promise<Map<string, SigningKey>> | undefined;
+  #fetching: Promise<KeySet> | undefined;
   /** Until then (clock milliseconds), a token naming a key not in the key set is answered 503, unfetched. */
   #refetchAllowedAt = 0;
-  /** Why refetching is held: the 503's message. */
-  #heldBecause = KEY_SET_UNAVAILABLE;
+  /** Why refetching is held: the 503 to answer meanwhile. */
+  #heldBecause: (retryAfterSeconds: number) => DependencyUnavailableError =
+    issuerUnavailable(KEY_SET_NOT_FETCHED);
 
   constructor(options: IssuerKeyCacheOptions) {
     this.#options = options;
   }
 
-  /** The key `kid` names: from the cached key set, or from a fetch if allowed; else 401 or 503. */
-  async signingKey(kid: string): Promise<SigningKey> {
-    const cached = this.#keySet?.get(kid);
-    if (cached) return cached;
+  /**
+   * The key `kid` names for a token of `algorithm`: from the cached key set, or from a fetch if allowed;
+   * else 401 (KeySet.keyFor, or a fresh key set lacking the kid) or 503.
+   */
+  async signingKey(kid: string, algorithm: JwsAlgorithm): Promise<SigningKey> {
+    if (this.#keySet?.has(kid)) return this.#keySet.keyFor(kid, algorithm);
     if (this.#options.clock() < this.#refetchAllowedAt) {
-      throw withoutStack(new IssuerUnavailableError(this.#heldBecause, this.#secondsUntilRefetch()));
+      throw withoutStack(this.#heldBecause(this.#secondsUntilRefetch()));
     }
 
-    let keySet: Map<string, SigningKey>;
+    let keySet: KeySet;
     try {
       keySet = await this.fetchKeySet();
     } catch (error) {
       if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) throw error;
-      this.#holdRefetches(KEY_SET_UNAVAILABLE);
-      throw withoutStack(
-        new IssuerUnavailableError(KEY_SET_UNAVAILABLE, this.#secondsUntilRefetch(), { cause: error }),
-      );
+      const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
+      this.#holdRefetches(issuerUnavailable(message));
+      throw withoutStack(new IssuerUnavailableError(message, this.#secondsUntilRefetch(), { cause: error }));
     }
-    const fetched = keySet.get(kid);
-    if (fetched) return fetched;
-    this.#holdRefetches(
-      "the token names a key not among the issuer's keys as last fetched; they are fetched again after Retry-After",
-    );
-    throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
+    if (keySet.has(kid)) return keySet.keyFor(kid, algorithm);
+    this.#holdRefetches((seconds) => new UnknownSigningKeyHeldError(KEY_NOT_YET_KNOWN, seconds));
+    throw new UnknownSigningKeyError(UNKNOWN_SIGNING_KEY);
   }
 
-  /** Fetches the key set (or joins the fetch under way), imports its keys and caches it: the prefetch. */
-  fetchKeySet(): Promise<Map<string, SigningKey>> {
+  /**
+   * Fetches the key set (or joins the fetch under way), imports its keys, logs each key left out, and
+   * caches it: the prefetch.
+   */
+  fetchKeySet(): Promise<KeySet> {
     this.#fetching ??= Promise.all([this.#options.fetcher.fetch(this.#options.jwksUrl), loadNodeCrypto()])
       .then(([body, nodeCrypto]) => {
-        const keySet = new Map<string, SigningKey>();
-        for (const jwk of parseKeySet(body)) {
-          // The first of a kid is the key (as aws-jwt-verify's lookup did); a key without one is never named.
-          if (jwk.kid === undefined || keySet.has(jwk.kid)) continue;
-          keySet.set(jwk.kid, { jwk, verification: importVerificationKey(nodeCrypto, jwk) });
-        }
+        const keySet = new KeySet(parseKeySet(body), nodeCrypto);
+        for (const key of keySet.leftOut) reportLeftOutKey(key);
         return keySet;
       })
       .then(
@@ -104,7 +111,7 @@ export class IssuerKeyCache {
   }
 
   /** Opens the window once per fetch: the requests that shared the fetch do not extend it. */
-  #holdRefetches(because: string): void {
+  #holdRefetches(because: (retryAfterSeconds: number) => DependencyUnavailableError): void {
     const now = this.#options.clock();
     if (now < this.#refetchAllowedAt) return;
     this.#refetchAllowedAt = now + this.#options.refetchIntervalSeconds * 1000;
@@ -123,4 +130,22 @@ export class IssuerKeyCache {
 function withoutStack<E extends Error>(error: E): E {
   error.stack = `${error.name}: ${error.message}`;
   return error;
+}
+
+function issuerUnavailable(message: string): (retryAfterSeconds: number) => DependencyUnavailableError {
+  return (seconds) => new IssuerUnavailableError(message, seconds);
+}
+
+/**
+ * One line per key left out, per fetch, on stderr (stdout is one JSON line per request): its kid and why,
+ * never its key material.
+ */
+function reportLeftOutKey({ kid, reason }: LeftOutKey): void {
+  const shownKid =
+    kid === undefined || kid.length <= MAX_LOGGED_KID_LENGTH
+      ? kid
+      : `${kid.slice(0, MAX_LOGGED_KID_LENGTH)}...`;
+  process.stderr.write(
+    `${JSON.stringify({ level: "WARN", message: "a key of the issuer's key set is left out", kid: shownKid ?? null, reason })}\n`,
+  );
 }

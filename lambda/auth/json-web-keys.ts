@@ -4,7 +4,7 @@ export interface JsonWebKey {
   kid?: string;
   alg?: string;
   use?: string;
-  key_ops?: unknown;
+  key_ops?: string[];
   crv?: string;
   n?: string;
   e?: string;
@@ -19,7 +19,7 @@ export class KeySetInvalidError extends Error {
 
 export const UNKNOWN_SIGNING_KEY = "the token is invalid: unknown signing key";
 
-/** Members that, when present, must be strings for the key set to be taken (as aws-jwt-verify did). */
+/** Members that, when present, must be strings for the key to be taken. */
 const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] as const;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -31,10 +31,10 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export const MAX_KEYS_IN_KEY_SET = 100;
 
 /**
- * A key-set document (RFC 7517 §5): a JSON object whose `keys` is a list of objects, each with a
- * string `kty`. One malformed key refuses the whole document: it is not what the issuer meant to serve.
+ * A key-set document (RFC 7517 §5): a JSON object whose `keys` is a list of at most MAX_KEYS_IN_KEY_SET
+ * entries, each still unchecked (readPublishedKey): one bad key does not refuse the others.
  */
-export function parseKeySet(body: Uint8Array): JsonWebKey[] {
+export function parseKeySet(body: Uint8Array): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8.decode(body));
@@ -50,17 +50,36 @@ export function parseKeySet(body: Uint8Array): JsonWebKey[] {
       `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
     );
   }
-  for (const key of keys) {
-    if (!isObject(key) || typeof key.kty !== "string") {
-      throw new KeySetInvalidError("a key of the key set is not a key (no kty)");
-    }
-    for (const member of STRING_MEMBERS) {
-      if (member in key && typeof key[member] !== "string") {
-        throw new KeySetInvalidError(`a key of the key set has a ${member} that is not a string`);
-      }
+  return keys;
+}
+
+/**
+ * The name a token could give an entry of the key set: its kid, or a numeric kid as the string a
+ * header would carry; undefined when the entry has no kid a token could name.
+ */
+export function publishedKid(entry: unknown): string | undefined {
+  if (!isObject(entry)) return undefined;
+  const { kid } = entry;
+  return typeof kid === "string" ? kid : typeof kid === "number" ? String(kid) : undefined;
+}
+
+/**
+ * An entry of the key set as a JsonWebKey, or why it is not one: not an object, no `kty`, a member
+ * that is not a string (`"alg": null`, a numeric `n`), `key_ops` that is not a list of names.
+ */
+export function readPublishedKey(entry: unknown): { jwk: JsonWebKey } | { unusable: string } {
+  if (!isObject(entry)) return { unusable: "it is not a JSON object" };
+  if (!("kty" in entry)) return { unusable: "it has no kty" };
+  for (const member of STRING_MEMBERS) {
+    if (member in entry && typeof entry[member] !== "string") {
+      return { unusable: `its ${member} is not a string` };
     }
   }
-  return keys as JsonWebKey[];
+  const { key_ops } = entry;
+  if (key_ops !== undefined && !(Array.isArray(key_ops) && key_ops.every((op) => typeof op === "string"))) {
+    return { unusable: "its key_ops is not a list of names" };
+  }
+  return { jwk: entry as unknown as JsonWebKey };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { InvalidTokenError } from "../errors.ts";
-import { type JsonWebKey, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
+import type { JsonWebKey } from "./json-web-keys.ts";
 
 /** How a JWS algorithm verifies: node:crypto's digest (none for EdDSA) and the keys it fits. */
 export interface JwsAlgorithm {
@@ -54,15 +54,17 @@ export function allowedAlgorithm(alg: unknown): JwsAlgorithm {
 /**
  * Refuses (401) a token whose `alg` the key its `kid` names cannot verify: a type or curve the alg
  * does not fit (a key set may publish keys without `alg`, as Entra ID's do, leaving the header to
- * choose), an `alg` on the key other than the token's, or a key published for another use.
+ * choose), or an `alg` on the key other than the token's.
  */
 export function assertAlgorithmFitsKey(algorithm: JwsAlgorithm, jwk: JsonWebKey): void {
-  if (!algorithm.keys.has(keyType(jwk))) throw algorithmNotAllowed();
+  if (!fitsKeyType(algorithm, keyType(jwk))) throw algorithmNotAllowed();
   if (jwk.alg !== undefined && jwk.alg !== algorithm.name) throw algorithmNotAllowed();
-  // Not a signing key: as unknown to a token as a kid the issuer never published.
-  if (jwk.use !== undefined && jwk.use !== "sig") throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
 }
 
-function algorithmNotAllowed(): InvalidTokenError {
+export function fitsKeyType(algorithm: JwsAlgorithm, type: string): boolean {
+  return algorithm.keys.has(type);
+}
+
+export function algorithmNotAllowed(): InvalidTokenError {
   return new InvalidTokenError("the token is invalid: signature algorithm not allowed");
 }

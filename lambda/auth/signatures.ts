@@ -5,23 +5,21 @@ import type { JwsAlgorithm } from "./key-algorithms.ts";
 
 type NodeCrypto = typeof import("node:crypto");
 
-/** A published key made ready to verify with, or why it cannot be: then the issuer's fault (503). */
-export type VerificationKey = { key: KeyObject; failure?: undefined } | { key?: undefined; failure: Error };
-
 /**
- * Imports a published key, once per key set (IssuerKeyCache keeps the result): only the members that
- * define the key reach node:crypto. A key it cannot import, or published for operations other than
- * `verify` (RFC 7517 §4.3), cannot check any token, so it is the issuer's fault, not the caller's.
+ * A published key imported into node:crypto, or why it cannot be: only the members that define the key
+ * reach it. Its import refuses an EC point that is not on the key's curve (a P-384 point under
+ * `crv: P-256` is one); the checks of key-strength.ts come first, so whatever else it refuses is said
+ * as such.
  */
-export function importVerificationKey({ createPublicKey }: NodeCrypto, jwk: JsonWebKey): VerificationKey {
-  const { kty, crv, n, e, x, y, key_ops } = jwk;
-  if (key_ops !== undefined && !(Array.isArray(key_ops) && key_ops.includes("verify"))) {
-    return { failure: new Error("the key's key_ops do not include verify") };
-  }
+export function importVerificationKey(
+  { createPublicKey }: NodeCrypto,
+  jwk: JsonWebKey,
+): { key: KeyObject } | { unusable: string } {
+  const { kty, crv, n, e, x, y } = jwk;
   try {
     return { key: createPublicKey({ key: { kty, crv, n, e, x, y }, format: "jwk" }) };
-  } catch (error) {
-    return { failure: error instanceof Error ? error : new Error(String(error)) };
+  } catch {
+    return { unusable: kty === "EC" ? `its point is not on ${crv}` : "node:crypto cannot import it" };
   }
 }
 

@@ -23,7 +23,8 @@ export function checkVerifiedClaims(
   nowSeconds: number,
 ): void {
   const { exp, nbf, aud } = claims;
-  if (typeof exp === "number" && exp + CLOCK_SKEW_SECONDS < nowSeconds) {
+  // RFC 7519 §4.1.4: the current time must be before `exp`; at `exp` (plus the skew) the token has expired.
+  if (typeof exp === "number" && exp + CLOCK_SKEW_SECONDS <= nowSeconds) {
     throw new InvalidTokenError("the token has expired");
   }
   if (typeof nbf === "number" && nbf - CLOCK_SKEW_SECONDS > nowSeconds) {

@@ -9,6 +9,12 @@ import { describe, expect, it } from "vitest";
 import { CONTEXT_DEFAULTS } from "../../infra/config.ts";
 import { FUNCTION_TIMEOUT } from "../../infra/plant-store-stack.ts";
 import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/authenticate.ts";
+import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/json-web-keys.ts";
+import {
+  MAX_RSA_MODULUS_BITS,
+  MAX_RSA_PUBLIC_EXPONENT_BYTES,
+  MIN_RSA_MODULUS_BITS,
+} from "../../lambda/auth/key-strength.ts";
 import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/verified-claims.ts";
 import {
   DEFAULT_REQUIRED_SCOPE,
@@ -97,6 +103,31 @@ const FACTS: readonly DocumentedFact[] = [
     statedIn: {
       "openapi/openapi.yaml": [says`at most one fetch per ${N} s`],
     },
+  },
+  {
+    fact: "the most keys a key set may hold",
+    value: MAX_KEYS_IN_KEY_SET,
+    statedIn: {
+      "openapi/openapi.yaml": [
+        says`more than ${N} keys), is a 503`,
+        says`at most the ${N} keys of one key set`,
+      ],
+    },
+  },
+  {
+    fact: "the smallest RSA modulus trusted (bits)",
+    value: MIN_RSA_MODULUS_BITS,
+    statedIn: { "openapi/openapi.yaml": [says`an RSA modulus under ${N} bits`] },
+  },
+  {
+    fact: "the largest RSA modulus trusted (bits)",
+    value: MAX_RSA_MODULUS_BITS,
+    statedIn: { "openapi/openapi.yaml": [says`or over ${N} (each forged token`] },
+  },
+  {
+    fact: "the largest RSA public exponent trusted (bits)",
+    value: MAX_RSA_PUBLIC_EXPONENT_BYTES * 8,
+    statedIn: { "openapi/openapi.yaml": [says`1, or over ${N} bits (issuers use 65537`] },
   },
   {
     fact: "the longest Retry-After of an issuer fault (s): the refetch window",

@@ -2,10 +2,13 @@
  * Whatever a caller puts in a token, the production handler refuses it with 401 or 403, never a 5xx:
  * an issuer whose key set holds keys of every type (RSA, EC P-256/384/521, Ed25519), each with and
  * without `alg`, and tokens with any `alg` against any of them, times at and beyond what a Date can
- * hold, non-numbers for times, and signatures valid, cut short or random.
+ * hold, non-numbers for times, and signatures valid, cut short or random. The same key set also holds
+ * weak keys (weakKeys()), which no token is ever accepted under, and kids shared by several keys: one
+ * by an EC and an RSA key, resolved by the token's alg, one by two RSA keys, which is ambiguous.
  */
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
@@ -18,28 +21,53 @@ import {
   keysOfEveryType,
   type PublishedKey,
   signingInput,
+  type WeakKey,
+  weakKeys,
 } from "../support/forged-tokens.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { silenceRequestLogs } from "../support/log-capture.ts";
+import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
 const TOKEN_RUNS = fuzzRuns(600, 0.1);
+const WEAK_KEY_RUNS = fuzzRuns(150, 0.02);
+const SHARED_KID_RUNS = fuzzRuns(100, 0.02);
 
 /** Seconds either side of 1970 beyond which `new Date(seconds * 1000)` is invalid. */
 const LAST_DATE_SECONDS = 8.64e12;
 
+let logs: LogCapture;
 let harness: Harness;
 let keys: PublishedKey[];
+let weak: WeakKey[];
 let nextId = 1;
 
+/** Keys published under a kid they share: an EC and an RSA key (RFC 7517 §4.5), and two RSA keys. */
+const shared = {
+  ec: generateKeyPairSync("ec", { namedCurve: "P-256" }),
+  rsa: generateKeyPairSync("rsa", { modulusLength: 2048 }),
+  secondRsa: generateKeyPairSync("rsa", { modulusLength: 2048 }),
+};
+const publicJwk = (key: KeyObject, kid: string) => ({ ...key.export({ format: "jwk" }), kid });
+
 beforeAll(async () => {
-  silenceRequestLogs();
+  // The request lines, and the lines about the weak keys left out of the key set.
+  logs = captureLogs();
   keys = keysOfEveryType();
+  weak = weakKeys();
   harness = await startHarness({ JWT_AUDIENCE: "" });
-  harness.jwks.setKeys({ keys: keys.map((key) => key.publicJwk) });
+  harness.jwks.setKeys({
+    keys: [
+      ...keys.map((key) => key.publicJwk),
+      ...weak.map((key) => key.publicJwk),
+      publicJwk(shared.ec.publicKey, "shared"),
+      publicJwk(shared.rsa.publicKey, "shared"),
+      publicJwk(shared.rsa.publicKey, "twice"),
+      publicJwk(shared.secondRsa.publicKey, "twice"),
+    ],
+  });
 });
 
 afterAll(async () => {
-  vi.restoreAllMocks();
+  logs.restore();
   await harness.close();
 });
 
@@ -190,4 +218,73 @@ describe("any alg, key, time and signature", () => {
     },
     fuzzTimeoutMs(TOKEN_RUNS, 20),
   );
+});
+
+describe("weak keys and shared kids", () => {
+  const signatureOf = fc.oneof(
+    fc.constant<"forged">("forged"),
+    fc.uint8Array({ minLength: 1, maxLength: 300 }).map((bytes) => ({ random: base64url(bytes) })),
+  );
+
+  test(
+    "a token naming a weak key is refused (401, the key cannot be used) whatever its alg, claims and signature",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat({ max: 1000 }),
+          fc.option(fc.constantFrom("RS256", "RS512", "ES256", "EdDSA"), { nil: undefined }),
+          fc.string({ maxLength: 20 }),
+          signatureOf,
+          async (keyIndex, alg, jti, signature) => {
+            const key = weak[keyIndex % weak.length] as WeakKey;
+            // Claims that pass every check: only the key can refuse the token.
+            const input = signingInput({ alg: alg ?? key.alg, kid: key.kid }, accessTokenClaims({ jti }));
+            const token = `${input}.${signature === "forged" ? base64url(key.forge(input)) : signature.random}`;
+            const result = await send(token);
+            const { message } = expectErrorAnswer(result, 401);
+            expectBearerChallenge(result, "invalid_token");
+            // Under the key's own alg the answer says why the key cannot be used; under another, that
+            // the alg does not fit it.
+            expect(message).toEqual(
+              alg === undefined || alg === key.alg
+                ? expect.stringMatching(/^the token is invalid: the issuer's key it names cannot be used: /)
+                : expect.stringMatching(/cannot be used|signature algorithm not allowed/),
+            );
+          },
+        ),
+        { numRuns: WEAK_KEY_RUNS },
+      );
+    },
+    fuzzTimeoutMs(WEAK_KEY_RUNS, 20),
+  );
+
+  test(
+    "under a kid shared by an EC and an RSA key, a token is accepted exactly when its alg fits the key that signed it",
+    async () => {
+      const algs = ["RS256", "RS384", "RS512", "ES256", "ES384", "EdDSA", "PS256"];
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom("ec", "rsa"), fc.constantFrom(...algs), async (signer, alg) => {
+          const privateKey = signer === "ec" ? shared.ec.privateKey : shared.rsa.privateKey;
+          const input = signingInput({ alg, kid: "shared" }, accessTokenClaims());
+          const token = `${input}.${jwsSignature(alg, privateKey, input) ?? base64url("no such signature")}`;
+          const fits = signer === "ec" ? alg === "ES256" : /^RS/.test(alg);
+          const result = await send(token);
+          if (fits) expect(result.statusCode).toBe(200);
+          else expectRefusal(result);
+        }),
+        { numRuns: SHARED_KID_RUNS },
+      );
+    },
+    fuzzTimeoutMs(SHARED_KID_RUNS, 20),
+  );
+
+  test("under a kid two RSA keys share, every RSA token is refused as ambiguous, whichever key signed", async () => {
+    for (const privateKey of [shared.rsa.privateKey, shared.secondRsa.privateKey]) {
+      for (const alg of ["RS256", "RS384", "RS512"]) {
+        const input = signingInput({ alg, kid: "twice" }, accessTokenClaims());
+        const result = await send(`${input}.${jwsSignature(alg, privateKey, input)}`);
+        expect(expectErrorAnswer(result, 401).message).toMatch(/more than one key of its alg's type/);
+      }
+    }
+  });
 });

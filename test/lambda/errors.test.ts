@@ -25,6 +25,8 @@ const failures: errors.ApiError[] = [
   new errors.StoreUnavailableError("not-written", 1),
   new errors.StoreUnavailableError("unknown", 1),
   new errors.IssuerUnavailableError("the key set is unavailable", 5),
+  new errors.UnknownSigningKeyError("the token is invalid: unknown signing key"),
+  new errors.UnknownSigningKeyHeldError("the token names a key not among the issuer's keys", 5),
 ];
 
 describe("the table of failures", () => {

@@ -314,7 +314,10 @@ describe("the key set's size", () => {
     try {
       const check = createAuthenticator(policy({ jwksUrl: server.url }));
       const [status, message] = await answer(token("RSA-no-alg", "RS256"), check);
-      expect([status, message]).toEqual([503, "the token issuer's signing keys could not be fetched"]);
+      expect([status, message]).toEqual([
+        503,
+        "the token issuer's key set was fetched but is not a key set this API can take",
+      ]);
 
       server.setKeys({
         keys: [

@@ -3,6 +3,7 @@
  * unsigned (`alg: none`), or HMAC-signed with the issuer's public key as the secret.
  */
 import {
+  createHash,
   createPrivateKey,
   generateKeyPairSync,
   type JsonWebKey,
@@ -135,4 +136,86 @@ export function jwsSignature(alg: string, key: KeyObject, signingInput: string):
 /** The signing input of a compact JWS over exactly this header and these claims, unchecked. */
 export function signingInput(header: Record<string, unknown>, claims: Record<string, unknown>): string {
   return `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+}
+
+/** EMSA-PKCS1-v1_5 of SHA-256(input) (RFC 8017 §9.2): the "signature" an RSA key with e = 1 accepts. */
+export function pkcs1Encoding(input: string, modulusBytes: number): Buffer {
+  const digestInfo = Buffer.concat([
+    Buffer.from("3031300d060960864801650304020105000420", "hex"),
+    createHash("sha256").update(input).digest(),
+  ]);
+  const padding = Buffer.alloc(modulusBytes - digestInfo.length - 3, 0xff);
+  return Buffer.concat([Buffer.from([0, 1]), padding, Buffer.from([0]), digestInfo]);
+}
+
+/** An Ed25519 (32 bytes) or Ed448 (57 bytes) encoding of the identity point: y = 1, x = 0. */
+export function edwardsIdentity(size: 32 | 57): Buffer {
+  const identity = Buffer.alloc(size);
+  identity[0] = 1;
+  return identity;
+}
+
+/** A key an issuer should never publish, and the signature a forger would send for a token naming it. */
+export interface WeakKey {
+  kid: string;
+  alg: string;
+  publicJwk: JsonWebKey;
+  forge(signingInput: string): Buffer;
+}
+
+/**
+ * One key of each weakness: RSA moduli of 512 and 1024 bits (forged with their private keys, as anyone
+ * could factor them), e = 1 (the signature is the padded digest itself), an exponent of 3,064 bits, and
+ * Ed25519/Ed448 keys of small order (R = identity, S = 0 verifies for a share of all messages).
+ */
+export function weakKeys(): WeakKey[] {
+  const rsaKey = (bits: number) => generateKeyPairSync("rsa", { modulusLength: bits });
+  const signedBy = (key: KeyObject) => (input: string) => sign("sha256", Buffer.from(input), key);
+  const rsa512 = rsaKey(512);
+  const rsa1024 = rsaKey(1024);
+  const rsa2048 = rsaKey(2048);
+  const modulus = rsa2048.publicKey.export({ format: "jwk" }).n;
+  const smallOrder = (kid: string, crv: "Ed25519" | "Ed448", x: Buffer): WeakKey => {
+    const size = crv === "Ed25519" ? 32 : 57;
+    return {
+      kid,
+      alg: "EdDSA",
+      publicJwk: { kty: "OKP", crv, x: base64url(x), kid },
+      forge: () => Buffer.concat([edwardsIdentity(size), Buffer.alloc(size)]),
+    };
+  };
+  return [
+    {
+      kid: "rsa-512",
+      alg: "RS256",
+      publicJwk: { ...rsa512.publicKey.export({ format: "jwk" }), kid: "rsa-512" },
+      forge: signedBy(rsa512.privateKey),
+    },
+    {
+      kid: "rsa-1024",
+      alg: "RS256",
+      publicJwk: { ...rsa1024.publicKey.export({ format: "jwk" }), kid: "rsa-1024" },
+      forge: signedBy(rsa1024.privateKey),
+    },
+    {
+      kid: "rsa-e1",
+      alg: "RS256",
+      publicJwk: { kty: "RSA", n: modulus, e: "AQ", kid: "rsa-e1" },
+      forge: (input) => pkcs1Encoding(input, 256),
+    },
+    {
+      kid: "rsa-huge-e",
+      alg: "RS256",
+      publicJwk: { kty: "RSA", n: modulus, e: base64url(Buffer.alloc(383, 0xff)), kid: "rsa-huge-e" },
+      forge: signedBy(rsa2048.privateKey),
+    },
+    smallOrder("ed25519-identity", "Ed25519", edwardsIdentity(32)),
+    smallOrder("ed25519-zero", "Ed25519", Buffer.alloc(32)),
+    smallOrder(
+      "ed25519-order-8",
+      "Ed25519",
+      Buffer.from("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", "hex"),
+    ),
+    smallOrder("ed448-identity", "Ed448", edwardsIdentity(57)),
+  ];
 }

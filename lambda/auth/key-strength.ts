@@ -1,0 +1,151 @@
+import { canonicalBase64url } from "./compact-jws.ts";
+import type { JsonWebKey } from "./json-web-keys.ts";
+
+/** RFC 7518 §3.3: "A key of size 2048 bits or larger MUST be used with these algorithms." */
+export const MIN_RSA_MODULUS_BITS = 2048;
+/**
+ * Issuers publish 2048 to 4096 bits. A forged token costs a verification, which grows with the square of
+ * the modulus: at 8192 bits about 10 times a 2048-bit key's, at OpenSSL's limit of 16384 about 40 times.
+ */
+export const MAX_RSA_MODULUS_BITS = 8192;
+/**
+ * Issuers use 65537 (a few, 3). A verification costs a multiplication per bit of the exponent, so one of
+ * thousands of bits makes every forged token dear; 32 bits is the most Windows' CryptoAPI can hold (its
+ * RSAPUBKEY.pubexp is a DWORD), so no key any issuer's tooling makes is refused by it, and it keeps a
+ * verification within twice a 65537 key's cost.
+ */
+export const MAX_RSA_PUBLIC_EXPONENT_BYTES = 4;
+
+/** RFC 7518 §6.2.1.2–3: each coordinate is exactly the curve's field size in bytes. */
+const EC_COORDINATE_BYTES: ReadonlyMap<string, number> = new Map([
+  ["P-256", 32],
+  ["P-384", 48],
+  ["P-521", 66],
+]);
+
+const ED25519_P = 2n ** 255n - 19n;
+const ED448_P = 2n ** 448n - 2n ** 224n - 1n;
+/** The y of Ed25519's two y-coordinates of order 8 (the other is p - y); from libsodium's list. */
+const ED25519_ORDER_8_Y = 0x05fc536d880238b13933c6d305acdfd5f098eff289f4c345b027b2c28f95e826n;
+
+/**
+ * The public keys of small order (RFC 8032's curves have cofactors 8 and 4): with one, a signature of
+ * R = a small-order point and S = 0 verifies for a share of all messages, with no private key. A key is
+ * its y-coordinate in little-endian, then the sign of x in the top bit; these are every y of such a
+ * point, including the non-canonical y + p where it still fits, as libsodium lists them for Ed25519.
+ */
+const SMALL_ORDER_Y: ReadonlyMap<string, { bytes: number; ys: bigint[] }> = new Map([
+  [
+    "Ed25519",
+    {
+      bytes: 32,
+      ys: [
+        0n,
+        1n,
+        ED25519_ORDER_8_Y,
+        ED25519_P - ED25519_ORDER_8_Y,
+        ED25519_P - 1n,
+        ED25519_P,
+        ED25519_P + 1n,
+      ],
+    },
+  ],
+  ["Ed448", { bytes: 57, ys: [0n, 1n, ED448_P - 1n, ED448_P, ED448_P + 1n] }],
+]);
+
+/** The encodings above, with the sign bit clear, as hex: a key matches one whatever its sign bit. */
+export const SMALL_ORDER_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  [...SMALL_ORDER_Y].map(([crv, { bytes, ys }]) => [
+    crv,
+    new Set(ys.map((y) => littleEndian(y, bytes).toString("hex"))),
+  ]),
+);
+
+/**
+ * Why a published key is never to be trusted with a token, read from its own bytes before node:crypto
+ * sees it, or undefined. The reasons go into answers and log lines, so they name no key material and
+ * echo nothing the issuer wrote. A point off its curve is left to node:crypto's import, which refuses it.
+ */
+export function keyWeakness(jwk: JsonWebKey): string | undefined {
+  switch (jwk.kty) {
+    case "RSA":
+      return rsaWeakness(jwk);
+    case "EC":
+      return ecWeakness(jwk);
+    case "OKP":
+      return okpWeakness(jwk);
+    default:
+      return "its kty is not RSA, EC or OKP";
+  }
+}
+
+function rsaWeakness({ n, e }: JsonWebKey): string | undefined {
+  const modulus = unsignedBytes(n);
+  const exponent = unsignedBytes(e);
+  if (modulus === undefined) return "its n is missing or not base64url";
+  if (exponent === undefined) return "its e is missing or not base64url";
+  const bits = bitLength(modulus);
+  if (bits < MIN_RSA_MODULUS_BITS) {
+    return `its RSA modulus has ${bits} bits; at least ${MIN_RSA_MODULUS_BITS} are required (RFC 7518 section 3.3)`;
+  }
+  if (bits > MAX_RSA_MODULUS_BITS) {
+    return `its RSA modulus has ${bits} bits; at most ${MAX_RSA_MODULUS_BITS} are taken`;
+  }
+  if (((modulus.at(-1) ?? 0) & 1) === 0) return "its RSA modulus is even";
+  if (exponent.length > MAX_RSA_PUBLIC_EXPONENT_BYTES) {
+    return `its RSA public exponent has ${bitLength(exponent)} bits; at most ${MAX_RSA_PUBLIC_EXPONENT_BYTES * 8} are taken`;
+  }
+  if (((exponent.at(-1) ?? 0) & 1) === 0) return "its RSA public exponent is even";
+  if (exponent.length === 1 && exponent[0] === 1) return "its RSA public exponent is 1";
+  return undefined;
+}
+
+function ecWeakness({ crv, x, y }: JsonWebKey): string | undefined {
+  const size = crv === undefined ? undefined : EC_COORDINATE_BYTES.get(crv);
+  if (size === undefined) return "its crv is not P-256, P-384 or P-521";
+  for (const [name, coordinate] of [
+    ["x", x],
+    ["y", y],
+  ] as const) {
+    if (decoded(coordinate)?.length !== size) return `its ${name} is not a ${size}-byte ${crv} coordinate`;
+  }
+  return undefined;
+}
+
+function okpWeakness({ crv, x }: JsonWebKey): string | undefined {
+  const smallOrder = crv === undefined ? undefined : SMALL_ORDER_KEYS.get(crv);
+  if (smallOrder === undefined) return "its crv is not Ed25519 or Ed448";
+  const size = crv === "Ed25519" ? 32 : 57;
+  const key = decoded(x);
+  if (key?.length !== size) return `its x is not a ${size}-byte ${crv} public key`;
+  const withoutSign = Buffer.from(key);
+  withoutSign[size - 1] = (withoutSign[size - 1] ?? 0) & 0x7f;
+  if (smallOrder.has(withoutSign.toString("hex"))) return `it is a point of small order on ${crv}`;
+  return undefined;
+}
+
+function decoded(member: string | undefined): Buffer | undefined {
+  return member === undefined ? undefined : canonicalBase64url(member);
+}
+
+/** A big-endian unsigned integer's bytes without leading zeros (RFC 7518 §6.3.1.1 allows none anyway). */
+function unsignedBytes(member: string | undefined): Buffer | undefined {
+  const bytes = decoded(member);
+  if (bytes === undefined) return undefined;
+  const first = bytes.findIndex((byte) => byte !== 0);
+  return first === -1 ? Buffer.alloc(0) : bytes.subarray(first);
+}
+
+function bitLength(bytes: Buffer): number {
+  return bytes.length === 0 ? 0 : (bytes.length - 1) * 8 + (32 - Math.clz32(bytes[0] ?? 0));
+}
+
+function littleEndian(value: bigint, bytes: number): Buffer {
+  const buffer = Buffer.alloc(bytes);
+  let rest = value;
+  for (let index = 0; index < bytes; index++) {
+    buffer[index] = Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+  return buffer;
+}
