@@ -118,7 +118,6 @@ async function buildEntry(entry: string, file: string, options: BuildOptions = {
     ...options,
     entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     outfile,
-    logLevel: "warning",
   });
   return outfile;
 }
