@@ -11,6 +11,8 @@
  *   sent concurrently with the token check, as no correct implementation may (that floor also sent
  *   headers the bench had signed in advance; this one signs as it sends).
  *
+ * The warm floor (bench/warm-floor.ts) reuses the token check and the signature.
+ *
  * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL, the
  * region and credentials). Anything unexpected answers 500, which fails the measurement.
  */
