@@ -286,7 +286,9 @@ describe("the README's local run", () => {
   const section = read("README.md").split("## Run it locally")[1]?.split("\n## ")[0] ?? "";
 
   it("lists as its variables the ones local/local-settings.ts reads", () => {
-    const readByCode = [...read("local/local-settings.ts").matchAll(/\benv\.([A-Z_]+)/g)].map((match) => match[1]);
+    const readByCode = [...read("local/local-settings.ts").matchAll(/\benv\.([A-Z_]+)/g)].map(
+      (match) => match[1],
+    );
     const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
     expect(listed.length).toBeGreaterThan(0);
     expect([...new Set(listed)].sort()).toEqual([...new Set(readByCode)].sort());
