@@ -7,6 +7,10 @@ export default defineConfig({
     // Many files spend their time waiting on child processes (npm start, synth) and sockets, not on the
     // CPU: one worker more than the cores finishes the suite in ~35 s instead of ~60 s on two cores.
     maxWorkers: availableParallelism() + 1,
+    // The results only: a test's log lines, its own and those of the code it runs (setup file below), are
+    // printed beside its failure, and dropped when it passes.
+    silent: "passed-only",
+    setupFiles: ["test/support/quiet-output.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,55 +1,29 @@
+/**
+ * Every bundle the bench measures, each built with the handler's esbuild options from a typed entry file
+ * (bench/entries/, bench/peers/), so that tsc checks every variant: the shipped handler, the handler
+ * without each cold-start lever (lambda/dependencies.ts's ColdStartLevers), the floors and the peers.
+ */
 import { copyFile, mkdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BuildOptions, build, type Plugin } from "esbuild";
+import { type BuildOptions, build } from "esbuild";
 import { buildBundle } from "../tools/build-bundle.ts";
 import { esbuildOptions, HANDLER_ENTRY } from "../tools/bundle-options.ts";
-import { PROJECT_ROOT } from "./child-process.ts";
 
 const BENCH_DIST = new URL("../dist/bench/", import.meta.url);
-const EMPTY_HANDLER = 'export const handler = async () => ({ statusCode: 200, body: "" });\n';
-
-/**
- * A module of the handler swapped, in a variant bundle only, for a wrapper that re-exports it with
- * some exports replaced: how the bench switches off a cold-start lever without touching lambda/.
- */
-export interface ModuleOverride {
-  /** The module's file, relative to the project root. */
-  module: string;
-  /** Code defining the replaced exports; `original` is the module itself (`import * as original`). */
-  exports: string;
-}
 
 /** The handler without one of the cold-start levers: the bench measures each against the shipped one. */
 export interface LeverVariant {
   name: string;
-  overrides: ModuleOverride[];
+  /** Its entry file, relative to bench/. */
+  entry: string;
   /** Whether the store's connection is still opened at init: the cold path's network model needs it. */
   storePrewarmed: boolean;
 }
 
-const WITHOUT_KEY_PREFETCH: ModuleOverride = {
-  module: "lambda/auth/authenticate.ts",
-  exports:
-    "export const createAuthenticator = (policy, options) =>\n" +
-    "  original.createAuthenticator(policy, { ...options, prefetchKeys: false });\n",
-};
-
-const WITHOUT_STORE_PREWARM: ModuleOverride = {
-  module: "lambda/store/dynamodb-client.ts",
-  exports:
-    "export const createDynamoDbClient = (settings) =>\n" +
-    "  ({ ...original.createDynamoDbClient(settings), prewarm: async () => {} });\n",
-};
-
 export const LEVER_VARIANTS: LeverVariant[] = [
-  { name: "without key prefetch", overrides: [WITHOUT_KEY_PREFETCH], storePrewarmed: true },
-  { name: "without store prewarm", overrides: [WITHOUT_STORE_PREWARM], storePrewarmed: false },
-  {
-    name: "without both",
-    overrides: [WITHOUT_KEY_PREFETCH, WITHOUT_STORE_PREWARM],
-    storePrewarmed: false,
-  },
+  { name: "without key prefetch", entry: "./entries/without-key-prefetch.ts", storePrewarmed: true },
+  { name: "without store prewarm", entry: "./entries/without-store-prewarm.ts", storePrewarmed: false },
+  { name: "without both", entry: "./entries/without-both.ts", storePrewarmed: false },
 ];
 
 /** V8's explicit compile hint: every function of the file compiled eagerly, at load (Node 22+). */
@@ -65,13 +39,13 @@ export const BUNDLE_LEVERS: { name: string; options: BuildOptions }[] = [
  * each client, bundled for Node as a team would deploy it (no "browser" condition).
  */
 export const PEERS = [
-  {
-    name: "peer: AWS SDK v3 DynamoDBClient",
-    source: "./bench/peers/aws-sdk-v3.ts",
-    file: "peer-aws-sdk-v3.mjs",
-  },
-  { name: "peer: aws-lite DynamoDB", source: "./bench/peers/aws-lite.ts", file: "peer-aws-lite.mjs" },
+  { name: "peer: AWS SDK v3 DynamoDBClient", entry: "./peers/aws-sdk-v3.ts", file: "peer-aws-sdk-v3.mjs" },
+  { name: "peer: aws-lite DynamoDB", entry: "./peers/aws-lite.ts", file: "peer-aws-lite.mjs" },
 ] as const;
+
+/** The SDK's CommonJS modules require() Node's built-ins: an ES module bundle needs a require. */
+const REQUIRE_BANNER =
+  'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);';
 
 export interface BenchBundles {
   /** A copy of the deployable bundle, so a rebuild elsewhere cannot change it mid-run. */
@@ -92,51 +66,41 @@ export interface BenchBundles {
 
 export async function buildBenchBundles(): Promise<BenchBundles> {
   await mkdir(BENCH_DIST, { recursive: true });
-  const shipped = await buildBundle();
   const handlerPath = benchPath("handler.mjs");
-  await copyFile(shipped, handlerPath);
-  const floors = "./bench/floor-handlers.ts";
+  await copyFile(await buildBundle(), handlerPath);
+  const withoutSourceMap = { sourcemap: false } as const;
   const leverVariants = await Promise.all([
     ...LEVER_VARIANTS.map(async (variant, index) => ({
       name: variant.name,
       storePrewarmed: variant.storePrewarmed,
-      path: await buildVariant(`handler-lever-variant-${index + 1}.mjs`, variant.overrides),
+      path: await buildEntry(variant.entry, `handler-lever-variant-${index + 1}.mjs`, withoutSourceMap),
     })),
     ...BUNDLE_LEVERS.map(async (lever, index) => ({
       name: lever.name,
       storePrewarmed: true,
-      path: await buildVariant(`handler-bundle-lever-${index + 1}.mjs`, [], lever.options),
+      path: await buildEntry(HANDLER_ENTRY, `handler-bundle-lever-${index + 1}.mjs`, {
+        ...withoutSourceMap,
+        ...lever.options,
+      }),
     })),
   ]);
   const peers = await Promise.all(
     PEERS.map(async (peer) => {
-      const path = await buildFromSource(peer.file, `export { handler } from "${peer.source}";\n`, {
+      const path = await buildEntry(peer.entry, peer.file, {
         conditions: [],
         sourcemap: false,
-        // The SDK's CommonJS modules require() Node's built-ins: an ES module bundle needs a require.
-        banner: {
-          js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
-        },
+        banner: { js: REQUIRE_BANNER },
       });
       return { name: peer.name, path, bytes: (await stat(path)).size };
     }),
   );
   return {
     handlerPath,
-    emptyPath: await buildFromSource("empty-handler.mjs", EMPTY_HANDLER),
+    emptyPath: await buildEntry("./entries/empty-handler.ts", "empty-handler.mjs"),
     handlerBytes: (await stat(handlerPath)).size,
-    storeFloorPath: await buildFromSource(
-      "store-floor.mjs",
-      `export { storeFloor as handler } from "${floors}";\n`,
-    ),
-    verifyingFloorPath: await buildFromSource(
-      "verifying-floor.mjs",
-      `export { verifyingFloor as handler } from "${floors}";\n`,
-    ),
-    unorderedFloorPath: await buildFromSource(
-      "unordered-floor.mjs",
-      `export { unorderedFloor as handler } from "${floors}";\n`,
-    ),
+    storeFloorPath: await buildEntry("./entries/store-floor.ts", "store-floor.mjs"),
+    verifyingFloorPath: await buildEntry("./entries/verifying-floor.ts", "verifying-floor.mjs"),
+    unorderedFloorPath: await buildEntry("./entries/unordered-floor.ts", "unordered-floor.mjs"),
     leverVariants,
     peers,
   };
@@ -146,69 +110,14 @@ function benchPath(file: string): string {
   return fileURLToPath(new URL(file, BENCH_DIST));
 }
 
-/** A bundle of `contents` (imports relative to the project root), built as the handler is. */
-async function buildFromSource(file: string, contents: string, options: BuildOptions = {}): Promise<string> {
+/** `entry` (a path relative to bench/, or absolute) bundled as the handler is, into dist/bench/`file`. */
+async function buildEntry(entry: string, file: string, options: BuildOptions = {}): Promise<string> {
   const outfile = benchPath(file);
   await build({
     ...esbuildOptions(),
     ...options,
-    stdin: { contents, loader: "ts", sourcefile: file.replace(/\.mjs$/, ".ts"), resolveDir: PROJECT_ROOT },
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     outfile,
-    logLevel: "warning",
   });
   return outfile;
-}
-
-async function buildVariant(
-  file: string,
-  overrides: ModuleOverride[],
-  options: BuildOptions = {},
-): Promise<string> {
-  const outfile = benchPath(file);
-  const unused = new Set(overrides.map((override) => join(PROJECT_ROOT, override.module)));
-  await build({
-    ...esbuildOptions(),
-    entryPoints: [HANDLER_ENTRY],
-    outfile,
-    sourcemap: false,
-    logLevel: "warning",
-    ...options,
-    plugins: [overridePlugin(overrides, unused)],
-  });
-  // A module renamed or no longer imported would leave the variant the same as the shipped bundle.
-  if (unused.size > 0) throw new Error(`${file}: nothing imports ${[...unused].join(", ")} to override`);
-  return outfile;
-}
-
-/** Every import of an overridden module resolves to its wrapper, except the wrapper's own. */
-function overridePlugin(overrides: ModuleOverride[], unused: Set<string>): Plugin {
-  const byPath = new Map(overrides.map((override) => [join(PROJECT_ROOT, override.module), override]));
-  return {
-    name: "bench-module-override",
-    setup(pluginBuild) {
-      pluginBuild.onResolve({ filter: /^\./ }, async (args) => {
-        if (args.pluginData === "original") return undefined;
-        const resolved = await pluginBuild.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: "original",
-        });
-        if (!byPath.has(resolved.path)) return undefined;
-        unused.delete(resolved.path);
-        return { path: resolved.path, namespace: "bench-override" };
-      });
-      pluginBuild.onLoad({ filter: /.*/, namespace: "bench-override" }, (args) => {
-        const override = byPath.get(args.path);
-        if (override === undefined) return undefined;
-        const original = JSON.stringify(args.path);
-        return {
-          contents: `import * as original from ${original};\nexport * from ${original};\n${override.exports}`,
-          loader: "js",
-          resolveDir: PROJECT_ROOT,
-          pluginData: "original",
-        };
-      });
-    },
-  };
 }

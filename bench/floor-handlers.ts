@@ -11,10 +11,12 @@
  *   sent concurrently with the token check, as no correct implementation may (that floor also sent
  *   headers the bench had signed in advance; this one signs as it sends).
  *
+ * The warm floor (bench/warm-floor.ts) reuses the token check and the signature.
+ *
  * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL, the
  * region and credentials). Anything unexpected answers 500, which fails the measurement.
  */
-import { createHash, createHmac, createPublicKey, verify } from "node:crypto";
+import { createHash, createHmac, createPublicKey, type KeyObject, verify } from "node:crypto";
 import { request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
 
@@ -55,13 +57,18 @@ export async function floorAnswer(work: Promise<unknown>): Promise<FloorAnswer> 
 /** One PutItem that never overwrites, on `connection` when given, else on a new one. */
 async function putItem(event: FloorEvent, connection?: TLSSocket): Promise<void> {
   const url = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
-  const body = JSON.stringify({
+  const body = putItemBody(event);
+  const { status } = await send("POST", url, signedPutItemHeaders(url.host, body), body, connection);
+  if (status !== 200) throw new Error(`PutItem answered ${status}`);
+}
+
+/** The PutItem of the event's plant, never overwriting. */
+export function putItemBody(event: FloorEvent): string {
+  return JSON.stringify({
     TableName: setting("TABLE_NAME"),
     Item: { id: { N: newPlantId(event) }, name: { S: "Fern" } },
     ConditionExpression: "attribute_not_exists(id)",
   });
-  const { status } = await send("POST", url, signedPutItemHeaders(url.host, body), body, connection);
-  if (status !== 200) throw new Error(`PutItem answered ${status}`);
 }
 
 function connectToStore(): Promise<TLSSocket> {
@@ -76,7 +83,7 @@ function connectToStore(): Promise<TLSSocket> {
  * SigV4 for one DynamoDB PutItem, in its plainest form (a JSON POST to `/`, no query). Not the handler's
  * signer (lambda/store/sigv4.ts): a floor that ran the handler's code would measure it, not the least.
  */
-function signedPutItemHeaders(host: string, body: string): Record<string, string> {
+export function signedPutItemHeaders(host: string, body: string): Record<string, string> {
   const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
   const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, "");
   const scope = `${amzDate.slice(0, 8)}/${setting("AWS_REGION")}/dynamodb/aws4_request`;
@@ -104,21 +111,37 @@ export function newPlantId(event: FloorEvent): string {
   return id;
 }
 
-/** The caller's token: its key fetched from the key set (a new HTTPS connection), one RS256 check. */
-export async function verifyToken(event: FloorEvent): Promise<void> {
+/**
+ * The caller's token: one RS256 check, with the key `keyFor` gives for its kid; by default the key is
+ * fetched from the key set (a new HTTPS connection).
+ */
+export async function verifyToken(
+  event: FloorEvent,
+  keyFor: (kid: string | undefined) => Promise<KeyObject> = fetchKey,
+): Promise<void> {
   const token = (event.headers?.authorization ?? "").replace(/^Bearer /, "");
   const [header = "", payload = "", signature = ""] = token.split(".");
   const { kid } = JSON.parse(Buffer.from(header, "base64url").toString()) as { kid?: string };
-  const { status, body } = await send("GET", new URL(setting("JWKS_URL")), { accept: "application/json" });
-  if (status !== 200) throw new Error(`the key set answered ${status}`);
-  const { keys } = JSON.parse(body) as { keys: { kid?: string }[] };
-  const jwk = keys.find((key) => key.kid === kid);
-  if (jwk === undefined) throw new Error("no key for the token");
-  const key = createPublicKey({ key: jwk, format: "jwk" });
+  const key = await keyFor(kid);
   const signed = Buffer.from(`${header}.${payload}`);
   if (!verify("RSA-SHA256", signed, key, Buffer.from(signature, "base64url"))) {
     throw new Error("bad signature");
   }
+}
+
+/** The key set's key named `kid`, fetched on a new connection. */
+async function fetchKey(kid: string | undefined): Promise<KeyObject> {
+  const { status, body } = await send("GET", new URL(setting("JWKS_URL")), { accept: "application/json" });
+  if (status !== 200) throw new Error(`the key set answered ${status}`);
+  return keyOfKeySet(body, kid);
+}
+
+/** The key named `kid` in a key set's JSON. */
+export function keyOfKeySet(keySet: string, kid: string | undefined): KeyObject {
+  const { keys } = JSON.parse(keySet) as { keys: { kid?: string }[] };
+  const jwk = keys.find((key) => key.kid === kid);
+  if (jwk === undefined) throw new Error("no key for the token");
+  return createPublicKey({ key: jwk, format: "jwk" });
 }
 
 function send(

@@ -1,15 +1,15 @@
 /**
- * The warm handler's CPU cost per valid create, beside the cost of verifying the same token alone.
- * Run as a child (see `measureWarmCpu`): in-process, the store an in-memory fake, the key set cached.
+ * The warm handler's CPU cost per valid create, beside the warm floor's (bench/warm-floor.ts): both in
+ * one child process (see `measureWarmCpu`), the key set fetched once, each PutItem sent to the
+ * harness's store (dynalite, in the parent process, so that its CPU is not counted) on an open
+ * connection, blocks of the two interleaved.
  */
 import { fileURLToPath } from "node:url";
-import { createAuthenticator } from "../lambda/auth/authenticate.ts";
-import { readConfig } from "../lambda/config.ts";
-import { createHandler } from "../lambda/http/create-handler.ts";
+import { handlerFor } from "../lambda/handler.ts";
 import { apiGatewayEvent } from "../support/events.ts";
-import { InMemoryPlantStore } from "../support/in-memory-plant-store.ts";
 import { runNodeForJson, typeScriptChild } from "./child-process.ts";
 import { type Summary, summarize } from "./stats.ts";
+import { warmFloor } from "./warm-floor.ts";
 
 const BLOCK_SIZE = 250;
 const WARM_UP_CALLS = 500;
@@ -17,11 +17,11 @@ const WARM_UP_CALLS = 500;
 export interface WarmCpuResult {
   /** CPU µs (user + system, all threads) per create, one sample per block of calls. */
   createCpuMicros: Summary;
-  /** CPU µs per `authenticate(header)` alone, blocks interleaved with the creates'. */
-  verifyCpuMicros: Summary;
+  /** CPU µs per call of the warm floor, blocks interleaved with the creates'. */
+  floorCpuMicros: Summary;
   createWallMicros: Summary;
-  verifyWallMicros: Summary;
-  /** Median create CPU over median verification CPU. */
+  floorWallMicros: Summary;
+  /** Median create CPU over median floor CPU. */
   ratio: number;
 }
 
@@ -42,10 +42,10 @@ interface BlockCost {
   wallMicros: number;
 }
 
-async function costPerCall(calls: number, call: (index: number) => Promise<unknown>): Promise<BlockCost> {
+async function costPerCall(calls: number, call: () => Promise<unknown>): Promise<BlockCost> {
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
-  for (let index = 0; index < calls; index++) await call(index);
+  for (let index = 0; index < calls; index++) await call();
   const wallMicros = ((performance.now() - wallBefore) * 1000) / calls;
   const cpu = process.cpuUsage(cpuBefore);
   return { cpuMicros: (cpu.user + cpu.system) / calls, wallMicros };
@@ -60,46 +60,50 @@ function silenceStdout(): () => void {
   };
 }
 
+/** Answers that must be 200, each for a create of a new id: every call is a real write. */
+function creating(
+  answer: (event: ReturnType<typeof apiGatewayEvent>) => Promise<{ statusCode: number; body?: string }>,
+  token: string,
+  ids: { next: number },
+): () => Promise<void> {
+  const template = apiGatewayEvent("2.0", { token });
+  return async () => {
+    const event = { ...template, body: `{"id":${ids.next++},"name":"Fern","tag":"bench"}` };
+    const result = await answer(event);
+    if (result.statusCode !== 200) throw new Error(`create answered ${result.statusCode}: ${result.body}`);
+  };
+}
+
 async function main(): Promise<void> {
   const token = process.env.BENCH_TOKEN ?? "";
   const blocks = Math.max(1, Math.round(Number(process.env.BENCH_CPU_CREATES) / BLOCK_SIZE));
-  const config = readConfig(process.env);
-  const authenticate = createAuthenticator(config);
-  const handler = createHandler({ authenticate, store: new InMemoryPlantStore() });
-  const header = `Bearer ${token}`;
-  const template = apiGatewayEvent("2.0", { token });
-  const events = Array.from({ length: WARM_UP_CALLS + blocks * BLOCK_SIZE }, (_, index) => ({
-    ...template,
-    body: `{"id":${index + 1},"name":"Fern","tag":"bench"}`,
-  }));
-  let nextEvent = 0;
-  const create = async (): Promise<void> => {
-    const answer = await handler(events[nextEvent++] ?? template);
-    if (answer.statusCode !== 200) throw new Error(`create answered ${answer.statusCode}: ${answer.body}`);
-  };
-  const verify = () => authenticate(header);
+  const ids = { next: Date.now() * 1000 };
+  const handler = handlerFor(process.env);
+  const create = creating((event) => handler(event), token, ids);
+  const floor = creating(warmFloor(), token, ids);
 
   const restoreStdout = silenceStdout();
   const createCosts: BlockCost[] = [];
-  const verifyCosts: BlockCost[] = [];
+  const floorCosts: BlockCost[] = [];
   try {
-    await costPerCall(WARM_UP_CALLS, create); // the first call fetches and caches the key set
-    await costPerCall(WARM_UP_CALLS, verify);
+    // The first call of each fetches the key set and opens the store's connection.
+    await costPerCall(WARM_UP_CALLS, create);
+    await costPerCall(WARM_UP_CALLS, floor);
     for (let block = 0; block < blocks; block++) {
       createCosts.push(await costPerCall(BLOCK_SIZE, create));
-      verifyCosts.push(await costPerCall(BLOCK_SIZE, verify));
+      floorCosts.push(await costPerCall(BLOCK_SIZE, floor));
     }
   } finally {
     restoreStdout();
   }
   const createCpuMicros = summarize(createCosts.map((cost) => cost.cpuMicros));
-  const verifyCpuMicros = summarize(verifyCosts.map((cost) => cost.cpuMicros));
+  const floorCpuMicros = summarize(floorCosts.map((cost) => cost.cpuMicros));
   const result: WarmCpuResult = {
     createCpuMicros,
-    verifyCpuMicros,
+    floorCpuMicros,
     createWallMicros: summarize(createCosts.map((cost) => cost.wallMicros)),
-    verifyWallMicros: summarize(verifyCosts.map((cost) => cost.wallMicros)),
-    ratio: createCpuMicros.median / verifyCpuMicros.median,
+    floorWallMicros: summarize(floorCosts.map((cost) => cost.wallMicros)),
+    ratio: createCpuMicros.median / floorCpuMicros.median,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -2,7 +2,7 @@
  * The JSON of POST /plants, written and read without `JSON.stringify` or `JSON.parse` touching the id:
  * the id goes out as its exact digits, and the answer is read by the API's own lossless parser.
  */
-import { type JsonValue, parseJson } from "../lambda/request/lossless-json.ts";
+import { isObject, type JsonValue, parseJson } from "../lambda/request/lossless-json.ts";
 import { type PlantIdInput, plantIdFrom } from "./int64-id.ts";
 
 /** What `createPlant` takes: the specification's NewPlant, with the id in any exact form. */
@@ -55,8 +55,4 @@ function parseOrUndefined(body: string): JsonValue | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -53,7 +53,7 @@ export interface TokenContext {
 }
 
 /** A token is used until this long before it expires (or a tenth of its life, when that is shorter). */
-export const TOKEN_EXPIRY_MARGIN_MS = 60_000;
+const TOKEN_EXPIRY_MARGIN_MS = 60_000;
 
 export function tokenSourceFor(credentials: Credentials, context: TokenContext): TokenSource {
   if (typeof credentials !== "object" || credentials === null) {

@@ -39,7 +39,7 @@ export const STORE_DEADLINE = Duration.millis(DEFAULT_STORE_DEADLINE_MS);
  * below the HTTP API's 30 s integration limit.
  */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
-export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /** The function and what it runs with: its log group, its role, and the alias the API invokes. */
 interface HandlerParts {

@@ -8,7 +8,7 @@ import type { DeploymentStyle } from "./config.ts";
 /** The alias the API invokes; CodeDeploy moves it from one published version to the next. */
 export const LIVE_ALIAS_NAME = "live";
 
-export const DEPLOYMENT_CONFIGS = {
+const DEPLOYMENT_CONFIGS = {
   // 10% of invocations on the new version for 5 minutes, then all of them.
   canary: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   "all-at-once": LambdaDeploymentConfig.ALL_AT_ONCE,

@@ -4,12 +4,29 @@ import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
 
 /**
+ * What the function starts at init, so that a cold start's first request does not wait for it. The
+ * bench (bench/entries/) builds the handler without each, to measure what each saves.
+ */
+export interface ColdStartLevers {
+  /** Fetch the issuer's key set at init. */
+  prefetchKeys: boolean;
+  /** Open the store's TLS connection at init, without sending a request on it. */
+  prewarmStore: boolean;
+}
+
+/** The levers the function ships with. */
+export const SHIPPED_LEVERS: ColdStartLevers = { prefetchKeys: true, prewarmStore: true };
+
+/**
  * The production wiring: the issuer's tokens and the DynamoDB table named by the configuration.
  * At init it starts, concurrently and without waiting, the two things a cold start's first request would
  * otherwise wait for one after the other: the issuer's key set and the store's TLS connection. Either
  * failing is harmless: the request path fetches or connects again and answers 503 if it cannot.
  */
-export function productionDependencies(config: Config): Dependencies {
+export function productionDependencies(
+  config: Config,
+  levers: ColdStartLevers = SHIPPED_LEVERS,
+): Dependencies {
   const store = createDynamoDbPlantStore({
     tableName: config.tableName,
     region: config.region,
@@ -19,10 +36,10 @@ export function productionDependencies(config: Config): Dependencies {
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     maxAttempts: config.storeMaxAttempts,
   });
-  void store.prewarm();
+  if (levers.prewarmStore) void store.prewarm();
   return {
     functionName: config.functionName,
-    authenticate: createAuthenticator(config, { prefetchKeys: true }),
+    authenticate: createAuthenticator(config, { prefetchKeys: levers.prefetchKeys }),
     store,
   };
 }

@@ -47,7 +47,11 @@ export interface LocalApiOptions {
   /** Another DynamoDB (AWS_ENDPOINT_URL_DYNAMODB) instead of the embedded one. */
   dynamoDbEndpoint?: string | undefined;
   tableName?: string | undefined;
-  /** Where the one line per request goes; console.log by default. */
+  /**
+   * Where the line of a request the function does not answer goes (API Gateway's 404, the token
+   * endpoint, the key set, a body over the limit); console.log by default. A request the function
+   * answers has its line already: the function's own log line, on stdout.
+   */
   log?: (line: string) => void;
 }
 
@@ -150,14 +154,18 @@ async function serve(request: IncomingMessage, response: ServerResponse, context
   const startedAt = performance.now();
   const method = request.method ?? "GET";
   const { rawPath } = splitTarget(request);
-  const { result, headers } = await answer(request, method, rawPath, context).catch((error: unknown) => ({
-    // Only reading the request can fail here, for instance when the client goes away mid-body.
-    result: errorResult(400, `the request could not be read: ${String(error)}`),
-    headers: { connection: "close" },
-  }));
+  const { result, headers, loggedByFunction } = await answer(request, method, rawPath, context).catch(
+    (error: unknown): Answer => ({
+      // Only reading the request can fail here, for instance when the client goes away mid-body.
+      result: errorResult(400, `the request could not be read: ${String(error)}`),
+      headers: { connection: "close" },
+    }),
+  );
   try {
     writeHttpApiResult(response, result, headers);
-    context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
+    if (!loggedByFunction) {
+      context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
+    }
   } catch (error) {
     // A result API Gateway could not send either (a bad status or header): the client gets a reset.
     console.error(`could not answer ${method} ${rawPath}:`, error);
@@ -165,12 +173,19 @@ async function serve(request: IncomingMessage, response: ServerResponse, context
   }
 }
 
+interface Answer {
+  result: HttpApiResult;
+  headers?: Record<string, string>;
+  /** The function answered, and wrote the request's log line. */
+  loggedByFunction?: boolean;
+}
+
 async function answer(
   request: IncomingMessage,
   method: string,
   rawPath: string,
   { issuer, handler, client }: ServeContext,
-): Promise<{ result: HttpApiResult; headers?: Record<string, string> }> {
+): Promise<Answer> {
   const requestId = randomUUID();
   // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
   if (method === "POST" && rawPath === TOKEN_PATH) {
@@ -200,7 +215,8 @@ async function answer(
   }
   const event = toHttpApiEvent(request, body, routeKey(route), requestId);
   try {
-    return { result: await (await handler)(event), headers: { "apigw-requestid": requestId } };
+    const result = await (await handler)(event);
+    return { result, headers: { "apigw-requestid": requestId }, loggedByFunction: true };
   } catch (error) {
     // The handler promises never to throw; if it does (or its instance could not be made), API Gateway
     // answers its own 500: show why here, as the function's log would.

@@ -1,6 +1,7 @@
 import type { CloudFormationClient, Output } from "@aws-sdk/client-cloudformation";
 import { DEFAULT_STACK_NAME, OUTPUT_KEYS } from "../infra/stack-outputs.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import { isObject } from "../lambda/request/lossless-json.ts";
 
 /** What a deployed stack's outputs say about getting a token. */
 export interface TokenIssuerOutputs {
@@ -155,7 +156,7 @@ export function accessTokenFrom(status: number, body: string): string {
   } catch {
     parsed = undefined;
   }
-  const fields = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const fields = isObject(parsed) ? parsed : {};
   if (status === 200 && typeof fields.access_token === "string" && fields.access_token !== "") {
     return fields.access_token;
   }

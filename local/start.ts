@@ -5,9 +5,9 @@ import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./lo
 
 const dataDir = dataDirFrom(process.env);
 // Requests are served from the moment the port opens, a few file writes before the banner can name
-// everything: their lines wait for the banner, so that the banner is always the first thing printed.
-const linesBeforeBanner: string[] = [];
-let logRequest: (line: string) => void = (line) => linesBeforeBanner.push(line);
+// everything: their lines (the function's log line, or the local run's own) wait for the banner, so that
+// the banner is always the first thing printed.
+const outputBeforeBanner = holdStdout();
 let api: LocalApi;
 try {
   const port = portFrom(process.env);
@@ -16,7 +16,6 @@ try {
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
-    log: (line) => logRequest(line),
   }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       throw new Error(`port ${port} is in use (set PORT to another port)`);
@@ -54,12 +53,27 @@ const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir
 const storeDescription = api.store.embedded
   ? `embedded DynamoDB (dynalite), data in ${dataDir}`
   : `DynamoDB at ${api.store.endpoint}`;
-console.log(`Plant Store API at ${plantsUrl}
+outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   store:  ${storeDescription}, table ${api.store.tableName}
   token:  ${tokenCommand}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
   Ctrl-C stops it.`);
-logRequest = console.log;
-for (const line of linesBeforeBanner) console.log(line);
+
+/** Holds what is written to stdout until `releaseAfter(first)` prints `first`, then all it held. */
+function holdStdout(): { releaseAfter(first: string): void } {
+  const write = process.stdout.write;
+  const held: Parameters<typeof write>[] = [];
+  process.stdout.write = ((...args: Parameters<typeof write>) => {
+    held.push(args);
+    return true;
+  }) as typeof write;
+  return {
+    releaseAfter(first) {
+      process.stdout.write = write;
+      console.log(first);
+      for (const args of held) write.apply(process.stdout, args);
+    },
+  };
+}

@@ -13,7 +13,6 @@ export async function buildBundle(): Promise<string> {
     ...esbuildOptions(),
     entryPoints: [HANDLER_ENTRY],
     outfile: BUNDLE_PATH,
-    logLevel: "warning",
     write: false,
   });
   await mkdir(dirname(BUNDLE_PATH), { recursive: true });

@@ -22,6 +22,8 @@ export const BUNDLE_OPTIONS = {
   sourcemap: true,
   sourcesContent: false,
   mainFields: ["module", "main"],
+  // esbuild's list of what it wrote is noise in `cdk synth`, `npm start` and the tests; its warnings are not.
+  logLevel: "warning",
 } as const;
 
 /** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays). */

@@ -1,3 +1,5 @@
+import { isObject } from "../request/lossless-json.ts";
+
 /** A public key as an issuer publishes it (RFC 7517 §4, RFC 7518 §6): the members this API reads. */
 export interface JsonWebKey {
   kty: string;
@@ -80,8 +82,4 @@ export function readPublishedKey(entry: unknown): { jwk: JsonWebKey } | { unusab
     return { unusable: "its key_ops is not a list of names" };
   }
   return { jwk: entry as unknown as JsonWebKey };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

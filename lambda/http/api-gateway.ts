@@ -4,6 +4,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
+import { isObject } from "../request/lossless-json.ts";
 import type { RequestBody } from "../request/request-body.ts";
 
 /** What API Gateway invokes the function with: an HTTP API (payload 2.0) or a REST API (payload 1.0) event. */
@@ -76,19 +77,15 @@ function headersOf(event: LooseEvent): Map<string, string> {
     if (list === undefined) values.set(key, [value]);
     else list.push(value);
   };
-  const multiValueHeaders = isRecord(event?.multiValueHeaders) ? event.multiValueHeaders : {};
+  const multiValueHeaders = isObject(event?.multiValueHeaders) ? event.multiValueHeaders : {};
   for (const [name, list] of Object.entries(multiValueHeaders)) {
     if (Array.isArray(list)) for (const value of list) add(name, value);
   }
   const fromMultiValue = new Set(values.keys());
-  for (const [name, value] of Object.entries(isRecord(event?.headers) ? event.headers : {})) {
+  for (const [name, value] of Object.entries(isObject(event?.headers) ? event.headers : {})) {
     if (!fromMultiValue.has(name.toLowerCase())) add(name, value);
   }
   return new Map([...values].map(([name, list]) => [name, list.join(",")]));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }
 
 function bodyOf(

@@ -9,7 +9,7 @@ import {
 import type { MetricName } from "../metrics.ts";
 import type { ApiResponse } from "./api-gateway.ts";
 
-export const REALM = "plants";
+const REALM = "plants";
 
 export interface ErrorResponse {
   response: ApiResponse;

@@ -32,7 +32,7 @@ export interface RetryPolicy {
 export type RetryReason = "transient" | "throttling" | "server-error" | "follow-up";
 
 /** The SDKs' quota numbers (standard mode). */
-export const RETRY_QUOTA_CAPACITY = 500;
+const RETRY_QUOTA_CAPACITY = 500;
 export const RETRY_COST = 5;
 export const TRANSIENT_RETRY_COST = 10;
 export const NO_RETRY_INCREMENT = 1;

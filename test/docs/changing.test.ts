@@ -36,6 +36,22 @@ describe("docs/CHANGING.md", () => {
     for (const script of named) expect(scripts, script).toContain(script);
   });
 
+  it("sends a new route to the files the README's layout table sends it to", () => {
+    const row = read("README.md")
+      .split("\n")
+      .find((line) => line.includes("**add a route**"));
+    const folder = /^\| `([\w/-]+\/)`/.exec(row ?? "")?.[1];
+    const named = [...(row?.split("**add a route**")[1] ?? "").matchAll(/`([\w.-]+\.ts)`/g)].map(
+      (match) => `${folder}${match[1]}`,
+    );
+    expect(named.length).toBeGreaterThan(1);
+    const section = page.split("## Add a route")[1]?.split("\n## ")[0] ?? "";
+    const walkedThrough = [...section.matchAll(/^\d\. `(lambda\/http\/[\w.-]+\.ts)`/gm)].map(
+      (match) => match[1],
+    );
+    expect(named.sort()).toEqual(walkedThrough.sort());
+  });
+
   it("names the code identifiers the steps edit, where they are", () => {
     const identifiers: [string, string][] = [
       ["ROUTES", "lambda/http/routes.ts"],

@@ -311,3 +311,30 @@ describe("one definition per fact in the code", () => {
     expect(spelledIn("{3,255}")).toEqual(["lambda/config.ts"]);
   });
 });
+
+describe("the README's local run", () => {
+  const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
+  const section = read("README.md").split("## Run it locally")[1]?.split("\n## ")[0] ?? "";
+
+  it("lists as its variables the ones local/local-settings.ts reads", () => {
+    const readByCode = [...read("local/local-settings.ts").matchAll(/\benv\.([A-Z_]+)/g)].map(
+      (match) => match[1],
+    );
+    const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
+    expect(listed.length).toBeGreaterThan(0);
+    expect([...new Set(listed)].sort()).toEqual([...new Set(readByCode)].sort());
+  });
+
+  it("names every store setting `invoke` reads among those it must share with `npm start`", () => {
+    const shared =
+      section.replace(/\s+/g, " ").split("opens the store itself, from ")[1]?.split(":")[0] ?? "";
+    const invoke = read("local/invoke.ts");
+    const settings = read("local/local-settings.ts");
+    const variables = [...invoke.matchAll(/(\w+From)\(process\.env\)/g)].map((match) => {
+      const body = settings.split(`function ${match[1]}(`)[1]?.split("\n}")[0] ?? "";
+      return /\benv\.([A-Z_]+)/.exec(body)?.[1];
+    });
+    expect(variables).toContain("PLANTS_TABLE");
+    for (const variable of variables) expect(shared, `${variable}`).toContain(`\`${variable}\``);
+  });
+});

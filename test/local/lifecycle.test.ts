@@ -72,7 +72,7 @@ describe("npm start, starting", () => {
 
     await waitForBanner(command);
     const output = command.output();
-    expect(output.indexOf("Plant Store API at")).toBeLessThan(output.indexOf("POST /plants 200"));
+    expect(output.indexOf("Plant Store API at")).toBeLessThan(output.indexOf('"status":200'));
     process.kill(command.child.pid ?? 0, "SIGTERM");
     expect(await exitWithin(command, STOP_BOUND_MS)).toBe(0);
   });

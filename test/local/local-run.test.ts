@@ -150,8 +150,26 @@ describe("npm start: the deployable bundle behind a local API Gateway, on the em
     expect(JSON.parse(stdout)).toMatchObject({ statusCode: 409 });
   });
 
-  it("logs one line per request and never a token", () => {
-    expect(server.output()).toMatch(/^POST \/plants 200 \d+ms$/m);
+  it("prints one line per request: the function's log line, or its own where the function did not answer", async () => {
+    const from = server.output().length;
+    const token = bearer(tokenFromBeforeRestart);
+    expect((await post('{"id":70,"name":"Ivy"}', token)).status).toBe(200);
+    expect((await post('{"id":70,"name":"Ivy"}')).status).toBe(401);
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+    expect((await post('{"id":71,"name":"Moss"}', token)).status).toBe(200);
+    // Each request's lines are written before the next request is served: once the last one's line is
+    // there, so are all the others'.
+    for (let waited = 0; !server.output().slice(from).includes('"plantId":"71"'); waited++) {
+      if (waited > 500) throw new Error(`no line for the last request:\n${server.output().slice(from)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const lines = server.output().slice(from).trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    const [created, refused, notFound, last] = lines;
+    expect(JSON.parse(created ?? "")).toMatchObject({ status: 200, plantId: "70" });
+    expect(JSON.parse(refused ?? "")).toMatchObject({ status: 401, errorKind: "missing_token" });
+    expect(notFound).toMatch(/^GET \/nowhere 404 \d+ms$/);
+    expect(JSON.parse(last ?? "")).toMatchObject({ status: 200, plantId: "71" });
     expect(server.output()).not.toContain(tokenFromBeforeRestart);
   });
 

@@ -1,0 +1,1 @@
+export { storeFloor as handler } from "../floor-handlers.ts";

@@ -1,0 +1,1 @@
+export { unorderedFloor as handler } from "../floor-handlers.ts";

@@ -1,0 +1,1 @@
+export { verifyingFloor as handler } from "../floor-handlers.ts";

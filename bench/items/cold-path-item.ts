@@ -1,0 +1,124 @@
+/**
+ * Item 2: the cold path over TLS at a full core, at the default round trips and at zero, every subject
+ * interleaved; the handler's first answer against the verifying floor's.
+ */
+import { rm } from "node:fs/promises";
+import type { BenchBundles } from "../bundles.ts";
+import {
+  type ColdPathCondition,
+  type ColdPathSubject,
+  measureColdPath,
+  type RoundTrips,
+} from "../cold-path.ts";
+import { budgetRow, infoRow, type Row, spread, times } from "../report.ts";
+import type { Summary } from "../stats.ts";
+import {
+  COMPILE_CACHE_DIRECTORY,
+  coldPathSubjects,
+  conditionJson,
+  type ExtraBundle,
+  firstAnswerOf,
+  HANDLER,
+  rttLabel,
+  VERIFYING_FLOOR,
+  ZERO,
+} from "./cold-path-subjects.ts";
+import { type ItemResult, withHarness } from "./item.ts";
+
+/** First answer over the verifying floor, at the default round trips and at zero (the CPU part). */
+export const COLD_PATH_BUDGET = { ratio: 1.1, cpuRatio: 1.15 } as const;
+
+export interface ColdPathItemSetup {
+  bundles: BenchBundles;
+  extra: ExtraBundle[];
+  roundTrips: RoundTrips;
+  rounds: number;
+}
+
+export async function coldPathItem(setup: ColdPathItemSetup): Promise<ItemResult> {
+  await rm(COMPILE_CACHE_DIRECTORY, { recursive: true, force: true });
+  const subjects = coldPathSubjects(setup.bundles, setup.extra);
+  const conditions = await withHarness(({ environment, token }) =>
+    measureColdPath({
+      subjects,
+      environment,
+      token,
+      conditions: [{ roundTrips: setup.roundTrips }, { roundTrips: ZERO }],
+      rounds: setup.rounds,
+    }),
+  );
+  const rows: Row[] = [];
+  for (const condition of conditions) {
+    const floor = firstAnswerOf(condition, VERIFYING_FLOOR, "the verifying floor");
+    rows.push(...subjectRows(condition, floor.wall));
+    const handler = firstAnswerOf(condition, HANDLER, "the handler");
+    rows.push(...budgetRows(condition, handler, floor));
+  }
+  const [atDefaults, atZero] = conditions;
+  const notes =
+    atDefaults !== undefined && atZero !== undefined
+      ? [movesNote(subjects, atDefaults, atZero, setup.roundTrips)]
+      : [];
+  return { rows, notes, json: { coldPath: conditions.map(conditionJson) } };
+}
+
+/** One line per subject: its first answer, × the verifying floor, and its CPU time. */
+function subjectRows(condition: ColdPathCondition, floor: Summary): Row[] {
+  const label = rttLabel(condition.roundTrips);
+  return [...condition.firstMs].map(([name, summary]) => {
+    const versusFloor = name === VERIFYING_FLOOR ? "" : ` ${times(summary.median / floor.median)}`;
+    const cpu = condition.firstCpuMs.get(name)?.median ?? Number.NaN;
+    return infoRow("2", `${label}: ${name}`, `${spread(summary)}${versusFloor}, CPU ${cpu.toFixed(1)}`);
+  });
+}
+
+/** The budget under a condition: the handler's first answer over the floor's (its CPU part at RTT 0). */
+function budgetRows(
+  condition: ColdPathCondition,
+  handler: { wall: Summary; cpu: Summary },
+  floor: { wall: Summary; cpu: Summary },
+): Row[] {
+  const label = rttLabel(condition.roundTrips);
+  const atZero = condition.roundTrips.storeMs === 0 && condition.roundTrips.issuerMs === 0;
+  const limit = atZero ? COLD_PATH_BUDGET.cpuRatio : COLD_PATH_BUDGET.ratio;
+  const ratio = handler.wall.median / floor.wall.median;
+  return [
+    infoRow(
+      "2",
+      `${label}: CPU of the first answer, handler / floor`,
+      times(handler.cpu.median / floor.cpu.median),
+    ),
+    budgetRow(
+      "2",
+      `${label}: ${atZero ? "cold-path CPU budget" : "cold path"}, handler / floor`,
+      times(ratio),
+      ratio,
+      limit,
+      `≤ ${limit}×`,
+      atZero,
+    ),
+  ];
+}
+
+/** How far each subject's first answer moved from RTT 0 to the default round trips, beside the model's. */
+function movesNote(
+  subjects: ColdPathSubject[],
+  atDefaults: ColdPathCondition,
+  atZero: ColdPathCondition,
+  roundTrips: RoundTrips,
+): string {
+  const moves = subjects.map((subject) => {
+    const at = (condition: ColdPathCondition, pick: (summary: Summary) => number) => {
+      const summary = condition.firstMs.get(subject.name);
+      return summary === undefined ? Number.NaN : pick(summary);
+    };
+    const median = at(atDefaults, (s) => s.median) - at(atZero, (s) => s.median);
+    const p10 = at(atDefaults, (s) => s.p10) - at(atZero, (s) => s.p10);
+    return `${subject.name} ${signed(median)} ms, p10 ${signed(p10)} ms (model +${subject.networkMs(roundTrips)} ms)`;
+  });
+  return `cold path, how far each moved from RTT 0 to ${rttLabel(roundTrips)}, median and p10: ${moves.join("; ")}`;
+}
+
+function signed(value: number): string {
+  return `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
+}

@@ -1,0 +1,69 @@
+/**
+ * The warm floor: the least a warm instance must do per create, written as plainly as Node allows, as
+ * the cold floors are (bench/floor-handlers.ts), whose token check and SigV4 it shares. The issuer's
+ * key is fetched on the first call and kept, as any verifier keeps it; then each call checks the
+ * token's RS256 signature with it, signs the PutItem and sends it on the connection kept open since
+ * the call before. Not bundled: bench/warm-cpu.ts runs it in the process that runs the handler, against
+ * the harness's plain-HTTP store and key set (node:http or node:https, as the URL says).
+ */
+import type { KeyObject } from "node:crypto";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import {
+  type FloorAnswer,
+  type FloorEvent,
+  floorAnswer,
+  keyOfKeySet,
+  putItemBody,
+  setting,
+  signedPutItemHeaders,
+  verifyToken,
+} from "./floor-handlers.ts";
+
+export type WarmFloor = (event: FloorEvent) => Promise<FloorAnswer>;
+
+export function warmFloor(): WarmFloor {
+  const store = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
+  const keys = new Map<string | undefined, Promise<KeyObject>>();
+  const keyFor = (kid: string | undefined): Promise<KeyObject> => {
+    let key = keys.get(kid);
+    if (key === undefined) {
+      key = send(new URL(setting("JWKS_URL")), "GET", { accept: "application/json" }).then((keySet) =>
+        keyOfKeySet(keySet, kid),
+      );
+      keys.set(kid, key);
+    }
+    return key;
+  };
+  const putItem = async (event: FloorEvent): Promise<void> => {
+    const body = putItemBody(event);
+    await send(store, "POST", signedPutItemHeaders(store.host, body), body);
+  };
+  return (event) => floorAnswer(verifyToken(event, keyFor).then(() => putItem(event)));
+}
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/** The answer's body; anything but 200 throws. Connections are kept open for the next call. */
+function send(url: URL, method: string, headers: Record<string, string>, body?: string): Promise<string> {
+  const secure = url.protocol === "https:";
+  const request = secure ? httpsRequest : httpRequest;
+  const agent = secure ? agents.https : agents.http;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers, agent }, (incoming) => {
+      let text = "";
+      incoming.setEncoding("utf8");
+      incoming.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      incoming.on("end", () =>
+        incoming.statusCode === 200
+          ? resolve(text)
+          : reject(new Error(`${method} ${url.pathname} answered ${incoming.statusCode}`)),
+      );
+      incoming.on("error", reject);
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
