@@ -207,11 +207,17 @@ function tokenAnswerResult(
   answer: Exchange,
   requestedAt: number,
   tokenUrl: string,
-  secrets: readonly string[],
+  knownSecrets: readonly string[],
   clock: Clock,
 ): AttemptResult<CachedToken> {
   const what = endpointName(tokenUrl);
   const fields = jsonFields(answer.body);
+  // A token given with a refusal (a 200 of another token type) is one to hide as well.
+  const granted = fields.access_token;
+  const secrets =
+    typeof granted === "string" && granted !== ""
+      ? [...credentialForms(granted), ...knownSecrets]
+      : knownSecrets;
   const requestId = requestIdOf(answer.headers);
   const details = {
     status: answer.status,
@@ -255,9 +261,9 @@ function grantedToken(
     );
   }
   if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
-    // The token type is the server's word: masked like any other, and the token it came with too.
+    // The token type is the server's word: masked like any other (the token it came with among the secrets).
     throw new TokenEndpointError(
-      `${what} gave a ${maskedExcerpt(tokenType, [...credentialForms(token), ...secrets], 40)} token, not a Bearer one`,
+      `${what} gave a ${maskedExcerpt(tokenType, secrets, 40)} token, not a Bearer one`,
       tokenUrl,
       undefined,
       details,
