@@ -29,7 +29,12 @@ import {
 import { type LocalClient, saveLocalClient } from "./local-client.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
-import { answerTokenRequest, TOKEN_PATH } from "./oauth-token-endpoint.ts";
+import {
+  answerTokenRequest,
+  MAX_TOKEN_REQUEST_BYTES,
+  oauthError,
+  TOKEN_PATH,
+} from "./oauth-token-endpoint.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -37,8 +42,6 @@ export const PLANTS_PATH = routeOf("createPlant").path;
 export const JWKS_PATH = "/.well-known/jwks.json";
 /** In-flight requests get this long to finish on close before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
-/** A token request is a short form; a larger one is refused unread. */
-const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
 
 export interface LocalApiOptions {
   /** 0 picks a free port. */
@@ -174,10 +177,20 @@ async function answer(
   const requestId = randomUUID();
   // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
   if (method === "POST" && rawPath === TOKEN_PATH) {
+    let body: Buffer;
+    try {
+      body = await readBody(request, MAX_TOKEN_REQUEST_BYTES);
+    } catch (error) {
+      if (!(error instanceof RequestTooLargeError)) throw error;
+      return {
+        result: oauthError("invalid_request"),
+        headers: { connection: "close", "x-amzn-requestid": requestId },
+      };
+    }
     const tokenRequest = {
       authorization: request.headers.authorization,
       contentType: request.headers["content-type"],
-      body: (await readBody(request, MAX_TOKEN_REQUEST_BYTES)).toString("utf8"),
+      body: body.toString("utf8"),
     };
     return {
       result: await answerTokenRequest(tokenRequest, await client, issuer),
