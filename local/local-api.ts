@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { matchRoute, routeKey, routeOf } from "../lambda/http/routes.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
+import { type CorsAllowOrigins, corsAnswerHeaders, preflightResult } from "./cors.ts";
 import { claimDataDir, DataDirTakenError } from "./data-dir-lock.ts";
 import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
 import { answerStoreFaults, checkStoreOpens } from "./embedded-store-faults.ts";
@@ -52,6 +53,8 @@ export interface LocalApiOptions {
   tableName?: string | undefined;
   /** Where the one line per request goes; console.log by default. */
   log?: (line: string) => void;
+  /** Origins a browser may call from (PLANTS_CORS_ALLOW_ORIGINS); undefined answers no CORS, as the stack without corsAllowOrigins. */
+  corsAllowOrigins?: CorsAllowOrigins | undefined;
 }
 
 export interface LocalApi {
@@ -88,7 +91,13 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Built and imported before the port opens; what is left (handlerFor) takes no time.
     const handlerFor = await loadHandlerFactory();
     const server = createServer((request, response) => {
-      void serve(request, response, { issuer, handler: handler.promise, client: client.promise, log });
+      void serve(request, response, {
+        issuer,
+        handler: handler.promise,
+        client: client.promise,
+        log,
+        corsAllowOrigins: options.corsAllowOrigins,
+      });
     });
     undo.unshift(() => closeServer(server));
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
@@ -96,7 +105,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
     const invoke = handlerFor(handlerEnvironment(store, jwksUrl));
     handler.resolve(invoke);
-    const localClient = await saveLocalClient(dataDir, `${url}${TOKEN_PATH}`);
+    const localClient = await saveLocalClient(dataDir, { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` });
     client.resolve(localClient);
     await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     let closing: Promise<void> | undefined;
@@ -147,19 +156,28 @@ interface ServeContext {
   /** Settles once client.json is saved, like `handler`. */
   client: Promise<LocalClient>;
   log: (line: string) => void;
+  corsAllowOrigins: CorsAllowOrigins | undefined;
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, context: ServeContext) {
   const startedAt = performance.now();
   const method = request.method ?? "GET";
   const { rawPath } = splitTarget(request);
-  const { result, headers } = await answer(request, method, rawPath, context).catch((error: unknown) => ({
-    // Only reading the request can fail here, for instance when the client goes away mid-body.
-    result: errorResult(400, `the request could not be read: ${String(error)}`),
-    headers: { connection: "close" },
-  }));
+  const { corsAllowOrigins } = context;
+  const origin = request.headers.origin;
+  const isPreflight = corsAllowOrigins !== undefined && method === "OPTIONS";
+  const { result, headers } = isPreflight
+    ? { result: preflightResult(origin, corsAllowOrigins), headers: {} }
+    : await answer(request, method, rawPath, context).catch((error: unknown) => ({
+        // Only reading the request can fail here, for instance when the client goes away mid-body.
+        result: errorResult(400, `the request could not be read: ${String(error)}`),
+        headers: { connection: "close" },
+      }));
+  // Like API Gateway, the gateway's CORS headers win over any the function set.
+  const cors =
+    corsAllowOrigins === undefined || isPreflight ? {} : corsAnswerHeaders(origin, corsAllowOrigins);
   try {
-    writeHttpApiResult(response, result, headers);
+    writeHttpApiResult(response, { ...result, headers: { ...result.headers, ...cors } }, headers);
     context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
   } catch (error) {
     // A result API Gateway could not send either (a bad status or header): the client gets a reset.

@@ -1,4 +1,6 @@
 /** `npm start`: the local run of the API (see "Run it locally" in README.md). */
+
+import { corsAllowOriginsFrom } from "./cors.ts";
 import { type LocalApi, startLocalApi } from "./local-api.ts";
 import { localClientPath } from "./local-client.ts";
 import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
@@ -9,14 +11,17 @@ const dataDir = dataDirFrom(process.env);
 const linesBeforeBanner: string[] = [];
 let logRequest: (line: string) => void = (line) => linesBeforeBanner.push(line);
 let api: LocalApi;
+let corsAllowOrigins: readonly string[] | undefined;
 try {
   const port = portFrom(process.env);
+  corsAllowOrigins = corsAllowOriginsFrom(process.env.PLANTS_CORS_ALLOW_ORIGINS);
   api = await startLocalApi({
     port,
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
     log: (line) => logRequest(line),
+    corsAllowOrigins,
   }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       throw new Error(`port ${port} is in use (set PORT to another port)`);
@@ -60,6 +65,7 @@ console.log(`Plant Store API at ${plantsUrl}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
+  cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}
   Ctrl-C stops it.`);
 logRequest = console.log;
 for (const line of linesBeforeBanner) console.log(line);

@@ -56,9 +56,10 @@ function clientWith(options: Partial<PlantStoreClientOptions> = {}) {
 }
 
 describe("<data dir>/client.json and the start banner", () => {
-  it("keeps the app client privately (0600) and prints its id, secret and token URL", async () => {
+  it("keeps the app client privately (0600), with the base URL, and prints its id, secret and token URL", async () => {
     expect((await stat(join(dataDir, "client.json"))).mode & 0o777).toBe(0o600);
     expect(local).toEqual({
+      baseUrl: server.url,
       clientId: "plant-store-local",
       clientSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
       tokenUrl: `${server.url}/oauth2/token`,
