@@ -172,6 +172,19 @@ describe.skipIf(chromiumMissing)("the client in headless Chromium, from another 
     });
   }, 90_000);
 
+  it("answers the token endpoint's preflight and answers with CORS too, as the API's", async () => {
+    const tokenUrl = `${run.server.url}/oauth2/token`;
+    const preflight = await fetch(tokenUrl, {
+      method: "OPTIONS",
+      headers: { origin: page.origin, "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(page.origin);
+    const refused = await fetch(tokenUrl, { method: "POST", headers: { origin: page.origin } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(page.origin);
+  });
+
   it("is refused by the browser from an origin npm start does not allow", async () => {
     const tab = await openPage(`${page.origin.replace("127.0.0.1", "localhost")}/`);
     const outcome = await tab.evaluate(async (apiUrl: string) => {
