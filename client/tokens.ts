@@ -72,7 +72,7 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
   if (typeof credentials !== "object" || credentials === null) {
     throw new TypeError("credentials must be { clientId, clientSecret, tokenUrl, scope? } or { token }");
   }
-  if ("token" in credentials) return bearerTokenSource(credentials.token);
+  if ("token" in credentials) return bearerTokenSource(credentials.token, context.clock);
   for (const field of ["clientId", "clientSecret", "tokenUrl"] as const) {
     if (typeof credentials[field] !== "string" || credentials[field] === "") {
       throw new TypeError(`credentials.${field} must be a non-empty string`);
@@ -81,14 +81,14 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
   return new ClientCredentialsTokens(credentials, context);
 }
 
-function bearerTokenSource(token: string | (() => Promise<string>)): TokenSource {
+function bearerTokenSource(token: string | (() => Promise<string>), clock: Clock): TokenSource {
   if (typeof token === "string") {
     return { token: async () => token, replace: () => false, secrets: credentialForms(token) };
   }
   const secrets = new RecentSecrets();
   return {
-    async token() {
-      const value = await token();
+    async token(deadlineAt) {
+      const value = await untilDeadline(token, deadlineAt, clock);
       if (typeof value !== "string" || value === "") throw new TypeError("the token function gave no token");
       secrets.add(value);
       return value;
@@ -96,6 +96,36 @@ function bearerTokenSource(token: string | (() => Promise<string>)): TokenSource
     replace: () => true,
     secrets: secrets.forms,
   };
+}
+
+/** What the caller's token function gives, or a PlantStoreError once the call's deadline passes first. */
+async function untilDeadline(ask: () => Promise<string>, deadlineAt: number, clock: Clock): Promise<string> {
+  const leftMs = Math.floor(deadlineAt - clock.now());
+  if (leftMs < 1) {
+    throw new PlantStoreError("the token function was not asked: the call's deadline had passed", {
+      attempts: 0,
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const cancel = clock.setTimer(() => {
+      reject(
+        new PlantStoreError(
+          `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`,
+          { attempts: 0 },
+        ),
+      );
+    }, leftMs);
+    ask().then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The forms of the last few tokens handed out, for masking: a server may echo an older one. */
@@ -276,6 +306,8 @@ function grantedToken(
 function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
   if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
     return new TokenEndpointError(error.message, tokenUrl, undefined, {
+      status: error.status,
+      requestId: error.requestId,
       attempts: error.attempts,
       cause: error.cause,
     });

@@ -243,3 +243,22 @@ describe("a property the contract does not have", () => {
     );
   });
 });
+
+describe("a token function of the caller's", () => {
+  it("is waited for no longer than the call's deadline, with a message saying so", async () => {
+    const clock = new FakeClock();
+    const { create, plantRequests } = setup(
+      () => json(200, { name: "Fern" }),
+      undefined,
+      { credentials: { token: () => new Promise<string>(() => {}) }, retry: { deadlineMs: 4000 } },
+      clock,
+    );
+    const error = (await create().catch((thrown: unknown) => thrown)) as PlantStoreError;
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error.message).toBe(
+      "the token function gave no token within 4000 ms, what was left of the call's deadline",
+    );
+    expect(clock.elapsedMs).toBe(4000);
+    expect(plantRequests()).toHaveLength(0);
+  });
+});
