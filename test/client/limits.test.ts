@@ -103,7 +103,7 @@ describe("at most maxAttempts POSTs per createPlant, a new token's POST among th
 });
 
 describe("every token request within the call's deadline, with a message that says what happened", () => {
-  it("a slow token endpoint and a refused token: over by deadlineMs, one POST, no 'within 0 ms'", async () => {
+  it("a slow token endpoint and a refused token: over within deadlineMs, one POST, no 'within 0 ms'", async () => {
     const clock = new FakeClock();
     const { create, plantRequests, tokenRequests } = setup(
       invalidToken,
