@@ -95,9 +95,7 @@ async function useJsSpecifiers(outDir: string): Promise<void> {
 
 /** client/**.ts (but its dist and generated-elsewhere files) and the shared modules, as `<sources>/…`, imports made local. */
 async function stageSources(sources: string): Promise<void> {
-  const files = (await readdir(CLIENT_DIR, { recursive: true, encoding: "utf8" })).filter(
-    (file) => file.endsWith(".ts") && !file.startsWith("dist/") && !file.startsWith("node_modules/"),
-  );
+  const files = await clientSources();
   for (const file of files) {
     let source = await readFile(join(CLIENT_DIR, file), "utf8");
     for (const [specifier, sharedPath] of SHARED_MODULES) {
@@ -115,6 +113,21 @@ async function stageSources(sources: string): Promise<void> {
   for (const sharedPath of SHARED_MODULES.values()) {
     await cp(join(ROOT, sharedPath), join(sources, "shared", sharedPath.split("/").pop() ?? ""));
   }
+}
+
+/**
+ * The client's .ts files, relative to client/. Its dist/ is never entered: another build (a parallel
+ * test's `npm pack`) may be rewriting it meanwhile.
+ */
+async function clientSources(folder = ""): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(join(CLIENT_DIR, folder), { withFileTypes: true })) {
+    const path = folder ? `${folder}/${entry.name}` : entry.name;
+    if (entry.isDirectory() && entry.name !== "dist" && entry.name !== "node_modules") {
+      files.push(...(await clientSources(path)));
+    } else if (entry.isFile() && entry.name.endsWith(".ts")) files.push(path);
+  }
+  return files;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
