@@ -53,11 +53,42 @@ export class TokenEndpointError extends PlantStoreError {
   }
 }
 
-/** `text` with every credential in `secrets` masked; for server words that go into a message. */
+/** What a masked credential reads as in a message. */
+export const REDACTED = "[redacted]";
+
+/**
+ * Every form in which a server may echo `credential`: as it is, URL-encoded (either hex case),
+ * form-encoded, and base64-encoded (as inside an echoed Authorization header).
+ */
+export function credentialForms(credential: string): string[] {
+  const encoded = encodeURIComponent(credential);
+  const formEncoded = new URLSearchParams([["", credential]]).toString().slice(1);
+  const lowerHex = (text: string) =>
+    text.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase());
+  return [credential, encoded, lowerHex(encoded), formEncoded, lowerHex(formEncoded), base64(credential)];
+}
+
+/** Base64 of the UTF-8 bytes, as btoa cannot take characters beyond Latin-1. */
+export function base64(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/**
+ * `text` with every credential in `secrets` masked, in every form `secrets` lists (see credentialForms);
+ * for server words that go into a message or a property. Longest first, so that no form is left half masked.
+ */
 export function masked(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) result = result.split(secret).join("[redacted]");
-  }
+  const forms = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 4);
+  for (const secret of forms.sort((a, b) => b.length - a.length))
+    result = result.split(secret).join(REDACTED);
   return result;
+}
+
+/** Server words for a message: masked first, then cut to `maxLength`, so that a cut never splits a credential out of its mask. */
+export function maskedExcerpt(text: string, secrets: readonly string[], maxLength = 200): string {
+  const safe = masked(text, secrets);
+  return safe.length > maxLength ? `${safe.slice(0, maxLength)}…` : safe;
 }

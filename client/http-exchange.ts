@@ -1,8 +1,15 @@
-/** One HTTP request and its whole answer, over the global (or an injected) fetch. */
+/** One HTTP request and its whole answer, up to a size cap, over the global (or an injected) fetch. */
 import type { Clock } from "./clock.ts";
 import { PlantStoreError } from "./errors.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * The largest answer body read: the API and the token endpoint answer a few hundred bytes (a plant of
+ * the largest allowed fields is under 2 KiB). A longer body is not read on: its stream is cancelled and
+ * the call throws, so that a wrong or hostile server cannot fill the caller's memory.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface Exchange {
   status: number;
@@ -10,19 +17,54 @@ export interface Exchange {
   body: string;
 }
 
-/** The answer, or, when none came (refused, reset, aborted), a PlantStoreError without a status. */
+/**
+ * The answer, or, when none came (refused, reset, aborted), a PlantStoreError without a status. An
+ * answer over MAX_ANSWER_BYTES is thrown as a PlantStoreError with its status, unread.
+ */
 export async function exchange(
   fetchFunction: FetchFunction,
   url: string,
   init: RequestInit,
   what: string,
 ): Promise<Exchange | PlantStoreError> {
+  let response: Response;
+  let body: string | undefined;
   try {
-    const response = await fetchFunction(url, init);
-    return { status: response.status, headers: response.headers, body: await response.text() };
+    response = await fetchFunction(url, init);
+    body = await cappedText(response);
   } catch (error) {
     if (init.signal?.aborted) throw error; // a timeout or the caller's abort: withRetries decides
     return new PlantStoreError(`${what}: no answer (${reasonOf(error)})`, { cause: error });
+  }
+  if (body === undefined) {
+    throw new PlantStoreError(
+      `${what} answered ${response.status} with a body over ${MAX_ANSWER_BYTES / 1024} KiB, which was not read`,
+      { status: response.status },
+    );
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** The body as text, or undefined, its stream cancelled, once it is longer than MAX_ANSWER_BYTES. */
+async function cappedText(response: Response): Promise<string | undefined> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > MAX_ANSWER_BYTES || !response.body) {
+    await response.body?.cancel().catch(() => undefined);
+    return declared > MAX_ANSWER_BYTES ? undefined : "";
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
   }
 }
 

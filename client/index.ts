@@ -5,11 +5,20 @@
  *
  *   const client = createPlantStoreClient({ baseUrl, credentials: { clientId, clientSecret, tokenUrl } });
  *   const plant = await client.createPlant({ id: 9223372036854775807n, name: "Fern", tag: "fern" });
+ *
+ * Which fields a plant has comes from openapi/openapi.yaml (client/generated/, `npm run generate`).
  */
 import { type Clock, systemClock } from "./clock.ts";
-import { masked, PlantStoreError } from "./errors.ts";
+import { credentialForms, maskedExcerpt, PlantStoreError } from "./errors.ts";
 import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
-import { jsonFields, type NewPlant, newPlantJson, type Plant, plantFrom } from "./plant-json.ts";
+import {
+  type ExactNewPlant,
+  jsonFields,
+  type NewPlant,
+  newPlantJson,
+  type Plant,
+  plantFrom,
+} from "./plant-json.ts";
 import {
   type AttemptResult,
   RETRYABLE_STATUSES,
@@ -22,14 +31,18 @@ import { type Credentials, type TokenContext, type TokenSource, tokenSourceFor }
 
 export { type Clock, systemClock } from "./clock.ts";
 export { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
-export type { FetchFunction } from "./http-exchange.ts";
+export { type FetchFunction, MAX_ANSWER_BYTES } from "./http-exchange.ts";
 export { INT64_MAX, INT64_MIN, type PlantIdInput, plantIdFrom } from "./int64-id.ts";
-export type { NewPlant, Plant } from "./plant-json.ts";
+export type { ExactNewPlant, NewPlant, Plant } from "./plant-json.ts";
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, type RetryOptions } from "./retry.ts";
 export type { BearerToken, ClientCredentials, Credentials } from "./tokens.ts";
 
 export interface PlantStoreClientOptions {
-  /** The specification's {base_url}, e.g. http://127.0.0.1:3000 (a URL ending in /plants is taken as is). */
+  /**
+   * The specification's {base_url}: the local run's http://127.0.0.1:3000, or the stack's ApiUrl output
+   * (which already ends in /plants). Plants are posted to `<baseUrl>/plants`, or to baseUrl itself when
+   * its path ends in /plants; a trailing slash makes no difference.
+   */
   baseUrl: string;
   credentials: Credentials;
   /** The global fetch by default. */
@@ -46,9 +59,11 @@ export interface PlantStoreClient {
   /**
    * Creates the plant, or finds it already stored identically (a replay answers the same 200), so a call
    * whose outcome is unknown may always be made again. Throws a TypeError before sending an id that is
-   * not an exact int64, and a PlantStoreError (TokenEndpointError for the token) when the call fails.
+   * not an exact int64 or a property the contract does not have, and a PlantStoreError
+   * (TokenEndpointError for the token) when the call fails. At most `retry.maxAttempts` POSTs are sent,
+   * the one sent again with a new token after a refused one among them, all within `retry.deadlineMs`.
    */
-  createPlant(plant: NewPlant): Promise<Plant>;
+  createPlant<P extends NewPlant>(plant: ExactNewPlant<P>): Promise<Plant>;
   /** Where plants are posted. */
   readonly plantsUrl: string;
 }
@@ -71,9 +86,22 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       const body = newPlantJson(plant); // a TypeError here, before any token or request
       const deadlineAt = context.clock.now() + context.policy.deadlineMs;
       const retryContext = { ...context, what: endpoint.what, deadlineAt };
-      return withTokenReplacedOnce(tokens, (token) =>
-        withRetries((signal) => postPlant(endpoint, body, token, signal), retryContext),
-      );
+      let token = await tokens.token(deadlineAt);
+      let tokenReplaced = false;
+      return withRetries(async (signal) => {
+        const result = await postPlant(endpoint, body, token, signal);
+        if (!(result instanceof InvalidTokenAnswer)) return result;
+        // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
+        if (tokenReplaced || !tokens.replace(token)) throw result.answer;
+        tokenReplaced = true;
+        return {
+          done: false,
+          failure: result.answer,
+          prepareNext: async () => {
+            token = await tokens.token(deadlineAt);
+          },
+        };
+      }, retryContext);
     },
   };
 }
@@ -101,28 +129,6 @@ interface PlantsEndpoint {
 }
 
 /**
- * Calls `post` with a token and, when the API refuses that token as invalid (a revoked or rotated
- * token), with one new token once more: never a loop.
- */
-async function withTokenReplacedOnce<T>(
-  tokens: TokenSource,
-  post: (token: string) => Promise<T>,
-): Promise<T> {
-  const token = await tokens.token();
-  try {
-    return await post(token);
-  } catch (error) {
-    if (!(error instanceof InvalidTokenAnswer)) throw error;
-    if (!tokens.replace(token)) throw error.answer;
-    try {
-      return await post(await tokens.token());
-    } catch (second) {
-      throw second instanceof InvalidTokenAnswer ? second.answer : second;
-    }
-  }
-}
-
-/**
  * One POST of the plant and what its answer means: the stored Plant, a failure worth another attempt,
  * or a thrown failure (InvalidTokenAnswer when the token itself was refused).
  */
@@ -131,7 +137,7 @@ async function postPlant(
   body: string,
   token: string,
   signal: AbortSignal,
-): Promise<AttemptResult<Plant>> {
+): Promise<AttemptResult<Plant> | InvalidTokenAnswer> {
   const init = {
     method: "POST",
     headers: {
@@ -144,22 +150,33 @@ async function postPlant(
   };
   const answer = await exchange(endpoint.fetch, endpoint.url, init, endpoint.what);
   if (answer instanceof PlantStoreError) return { done: false, failure: answer };
-  if (answer.status === 200) return { done: true, value: storedPlantOf(answer, endpoint.what) };
+  if (answer.status === 200) {
+    return { done: true, value: storedPlantOf(answer, endpoint.what, endpoint.tokens.secrets) };
+  }
   const waitMs = retryAfterMs(answer.headers, endpoint.clock);
-  const failure = refusalOf(answer, waitMs, endpoint.what, [token, ...endpoint.tokens.secrets]);
-  if (answer.status === 401 && isInvalidToken(answer.headers)) throw new InvalidTokenAnswer(failure);
+  const failure = refusalOf(answer, waitMs, endpoint.what, [
+    ...credentialForms(token),
+    ...endpoint.tokens.secrets,
+  ]);
+  if (answer.status === 401 && isInvalidToken(answer.headers)) return new InvalidTokenAnswer(failure);
   if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
   return { done: false, failure, retryAfterMs: waitMs };
 }
 
 /** The Plant a 200 answers; a body that is not one is the server's fault, thrown. */
-function storedPlantOf(answer: Exchange, what: string): Plant {
+function storedPlantOf(answer: Exchange, what: string, secrets: readonly string[]): Plant {
   const plant = plantFrom(answer.body);
   if (plant) return plant;
   throw new PlantStoreError(`${what} answered 200 with a body that is not a Plant`, {
     status: 200,
-    requestId: requestIdOf(answer.headers),
+    requestId: maskedRequestId(answer.headers, secrets),
   });
+}
+
+/** The request id an answer names: a header, so the server's word, masked like its body. */
+function maskedRequestId(headers: Headers, secrets: readonly string[]): string | undefined {
+  const requestId = requestIdOf(headers);
+  return requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100);
 }
 
 /** The failure an answer other than 200 is: its status, the server's message (secrets masked), its Retry-After. */
@@ -170,23 +187,21 @@ function refusalOf(
   secrets: readonly string[],
 ): PlantStoreError {
   const fields = jsonFields(answer.body);
-  const serverMessage = typeof fields.message === "string" ? fields.message : answer.body.slice(0, 200);
-  return new PlantStoreError(
-    masked(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, secrets),
-    {
-      status: answer.status,
-      error: typeof fields.error === "number" ? fields.error : undefined,
-      retryAfterSeconds: waitMs === undefined ? undefined : Math.ceil(waitMs / 1000),
-      requestId: requestIdOf(answer.headers),
-    },
+  const serverMessage = maskedExcerpt(
+    typeof fields.message === "string" ? fields.message : answer.body,
+    secrets,
   );
+  return new PlantStoreError(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, {
+    status: answer.status,
+    error: typeof fields.error === "number" ? fields.error : undefined,
+    retryAfterSeconds: waitMs === undefined ? undefined : Math.ceil(waitMs / 1000),
+    requestId: maskedRequestId(answer.headers, secrets),
+  });
 }
 
 /** A 401 whose challenge says the token itself was refused (RFC 6750 `error="invalid_token"`). */
-class InvalidTokenAnswer extends Error {
-  constructor(readonly answer: PlantStoreError) {
-    super(answer.message);
-  }
+class InvalidTokenAnswer {
+  constructor(readonly answer: PlantStoreError) {}
 }
 
 function isInvalidToken(headers: Headers): boolean {

@@ -14,9 +14,13 @@ import { PlantStoreError } from "./errors.ts";
 export { RetryQuota };
 
 export interface RetryOptions {
-  /** Requests per call, the first included (default 3). */
+  /**
+   * Requests per call, the first included (default 3). For createPlant these are POSTs, the one sent
+   * again with a new token after the API refused a token among them; the token endpoint's requests
+   * have the same limit of their own, within the same deadline.
+   */
   maxAttempts?: number;
-  /** Time for the whole call, waits included (default 10 s). */
+  /** Time for the whole call, waits and token requests included (default 10 s). */
   deadlineMs?: number;
   /** Time one request may take before it is abandoned and, if time is left, sent again (default 5 s). */
   attemptTimeoutMs?: number;
@@ -63,7 +67,17 @@ export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
 /** One attempt's outcome: its value, or a failure worth another attempt. Other failures are thrown. */
 export type AttemptResult<T> =
   | { done: true; value: T }
-  | { done: false; failure: PlantStoreError; retryAfterMs?: number | undefined };
+  | {
+      done: false;
+      failure: PlantStoreError;
+      retryAfterMs?: number | undefined;
+      /**
+       * Set when the next attempt needs something first (a new token after one was refused): run before
+       * it, within the deadline; such a retry is sent at once and costs the retry quota nothing, since it
+       * is no fault of the service. What it throws ends the call.
+       */
+      prepareNext?: (() => Promise<void>) | undefined;
+    };
 
 export interface RetryContext {
   policy: RetryPolicy;
@@ -89,20 +103,29 @@ export async function withRetries<T>(
   attempt: (signal: AbortSignal) => Promise<AttemptResult<T>>,
   context: RetryContext,
 ): Promise<T> {
-  const { policy, clock, random, signal, quota } = context;
+  const { policy, clock, random, signal, quota, what } = context;
   const deadlineAt = context.deadlineAt ?? clock.now() + policy.deadlineMs;
   let lastRetryCost: number | undefined;
+  let lastFailure: PlantStoreError | undefined;
   for (let attemptNumber = 1; ; attemptNumber++) {
     signal?.throwIfAborted();
-    const timeoutMs = Math.max(0, Math.min(policy.attemptTimeoutMs, deadlineAt - clock.now()));
+    // Whole milliseconds left: a request is sent only with at least one to wait for its answer.
+    const leftMs = Math.floor(deadlineAt - clock.now());
+    if (leftMs < 1) throw lastFailure ?? deadlinePassed(what, policy.deadlineMs);
+    const timeoutMs = Math.min(policy.attemptTimeoutMs, leftMs);
     const result = await timedAttempt(attempt, timeoutMs, context);
     if (result.done) {
       quota.refund(lastRetryCost ?? NO_RETRY_INCREMENT);
       return result.value;
     }
-    const { failure } = result;
+    const { failure, prepareNext } = result;
+    lastFailure = failure;
     (failure as { attempts: number }).attempts = attemptNumber;
     if (attemptNumber >= policy.maxAttempts) throw failure;
+    if (prepareNext) {
+      await prepareNext();
+      continue;
+    }
     const delayMs =
       result.retryAfterMs === undefined
         ? random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptNumber - 1))
@@ -115,6 +138,13 @@ export async function withRetries<T>(
     lastRetryCost = cost;
     await sleep(clock, delayMs, signal);
   }
+}
+
+/** The call's deadline passed before its first request could be sent (spent getting a token, say). */
+function deadlinePassed(what: string, deadlineMs: number): PlantStoreError {
+  return new PlantStoreError(`${what}: not sent, the call's deadline of ${deadlineMs} ms had passed`, {
+    attempts: 0,
+  });
 }
 
 async function timedAttempt<T>(

@@ -4,7 +4,15 @@
  * concurrent calls; or a token the caller brings.
  */
 import type { Clock } from "./clock.ts";
-import { masked, PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
+import {
+  base64,
+  credentialForms,
+  masked,
+  maskedExcerpt,
+  PlantStoreError,
+  type PlantStoreErrorDetails,
+  TokenEndpointError,
+} from "./errors.ts";
 import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
 import { jsonFields } from "./plant-json.ts";
 import {
@@ -25,7 +33,11 @@ export interface ClientCredentials {
   scope?: string | undefined;
 }
 
-/** A token the caller brings: a string, or a function asked before each request (and once more on a 401). */
+/**
+ * A token the caller brings: a string, or a function asked before each request (and once more on a 401).
+ * A browser app uses the function: it gets its token from its own backend or its sign-in, never from a
+ * client secret shipped to the browser.
+ */
 export interface BearerToken {
   token: string | (() => Promise<string>);
 }
@@ -33,13 +45,14 @@ export interface BearerToken {
 export type Credentials = ClientCredentials | BearerToken;
 
 export interface TokenSource {
-  token(): Promise<string>;
+  /** A token, fetched (or waited for) until `deadlineAt` (clock time) at the latest. */
+  token(deadlineAt: number): Promise<string>;
   /**
    * The API refused `token` as invalid (revoked, rotated, expired early): the next token() gives another.
    * False when no other can be had (a fixed token), so the caller does not ask again.
    */
   replace(token: string): boolean;
-  /** Credentials that must never appear in a message. */
+  /** Credentials that must never appear in an error, in every form a server might echo them. */
   readonly secrets: readonly string[];
 }
 
@@ -59,7 +72,7 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
   if (typeof credentials !== "object" || credentials === null) {
     throw new TypeError("credentials must be { clientId, clientSecret, tokenUrl, scope? } or { token }");
   }
-  if ("token" in credentials) return bearerTokenSource(credentials.token);
+  if ("token" in credentials) return bearerTokenSource(credentials.token, context.clock);
   for (const field of ["clientId", "clientSecret", "tokenUrl"] as const) {
     if (typeof credentials[field] !== "string" || credentials[field] === "") {
       throw new TypeError(`credentials.${field} must be a non-empty string`);
@@ -68,21 +81,68 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
   return new ClientCredentialsTokens(credentials, context);
 }
 
-function bearerTokenSource(token: string | (() => Promise<string>)): TokenSource {
+function bearerTokenSource(token: string | (() => Promise<string>), clock: Clock): TokenSource {
   if (typeof token === "string") {
-    return { token: async () => token, replace: () => false, secrets: [token] };
+    return { token: async () => token, replace: () => false, secrets: credentialForms(token) };
   }
-  const seen: string[] = [];
+  const secrets = new RecentSecrets();
   return {
-    async token() {
-      const value = await token();
+    async token(deadlineAt) {
+      const value = await untilDeadline(token, deadlineAt, clock);
       if (typeof value !== "string" || value === "") throw new TypeError("the token function gave no token");
-      if (seen.length < 8) seen.push(value);
+      secrets.add(value);
       return value;
     },
     replace: () => true,
-    secrets: seen,
+    secrets: secrets.forms,
   };
+}
+
+/** What the caller's token function gives, or a PlantStoreError once the call's deadline passes first. */
+async function untilDeadline(ask: () => Promise<string>, deadlineAt: number, clock: Clock): Promise<string> {
+  const leftMs = Math.floor(deadlineAt - clock.now());
+  if (leftMs < 1) {
+    throw new PlantStoreError("the token function was not asked: the call's deadline had passed", {
+      attempts: 0,
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const cancel = clock.setTimer(() => {
+      reject(
+        new PlantStoreError(
+          `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`,
+          { attempts: 0 },
+        ),
+      );
+    }, leftMs);
+    ask().then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The forms of the last few tokens handed out, for masking: a server may echo an older one. */
+class RecentSecrets {
+  readonly forms: string[] = [];
+  private readonly recent: string[] = [];
+
+  constructor(private readonly fixed: readonly string[] = []) {
+    this.forms.push(...fixed);
+  }
+
+  add(token: string): void {
+    if (this.recent.includes(token)) return;
+    this.recent.push(token);
+    if (this.recent.length > 8) this.recent.shift();
+    this.forms.splice(0, this.forms.length, ...this.fixed, ...this.recent.flatMap(credentialForms));
+  }
 }
 
 interface CachedToken {
@@ -92,7 +152,7 @@ interface CachedToken {
 }
 
 class ClientCredentialsTokens implements TokenSource {
-  readonly secrets: string[];
+  private readonly recent: RecentSecrets;
   private cached: CachedToken | undefined;
   private inFlight: Promise<CachedToken> | undefined;
 
@@ -100,14 +160,25 @@ class ClientCredentialsTokens implements TokenSource {
     private readonly credentials: ClientCredentials,
     private readonly context: TokenContext,
   ) {
-    this.secrets = [credentials.clientSecret];
+    const { clientId, clientSecret } = credentials;
+    // The secret, and the Basic credentials made of it (see tokenRequestInit), as an echoed header shows them.
+    this.recent = new RecentSecrets([
+      ...credentialForms(clientSecret),
+      base64(`${formEncode(clientId)}:${formEncode(clientSecret)}`),
+      base64(`${clientId}:${clientSecret}`),
+    ]);
   }
 
-  async token(): Promise<string> {
+  get secrets(): readonly string[] {
+    return this.recent.forms;
+  }
+
+  async token(deadlineAt: number): Promise<string> {
     const { cached } = this;
     if (cached !== undefined && this.context.clock.now() < cached.refreshAt) return cached.token;
-    // One request in flight at a time: concurrent callers all wait for it.
-    this.inFlight ??= this.fetchToken().finally(() => {
+    // One request in flight at a time: concurrent callers all wait for it. It ends by the deadline of the
+    // call that started it, which (one client, one deadlineMs) is before the deadline of any that joined.
+    this.inFlight ??= this.fetchToken(deadlineAt).finally(() => {
       this.inFlight = undefined;
     });
     return (await this.inFlight).token;
@@ -118,8 +189,8 @@ class ClientCredentialsTokens implements TokenSource {
     return true;
   }
 
-  private async fetchToken(): Promise<CachedToken> {
-    const { credentials, context } = this;
+  private async fetchToken(deadlineAt: number): Promise<CachedToken> {
+    const { credentials, context, recent } = this;
     const { tokenUrl } = credentials;
     const what = endpointName(tokenUrl);
     const init = tokenRequestInit(credentials);
@@ -127,10 +198,11 @@ class ClientCredentialsTokens implements TokenSource {
       const requestedAt = context.clock.now();
       const answer = await exchange(context.fetch, tokenUrl, { ...init, signal }, what);
       if (answer instanceof PlantStoreError) return { done: false, failure: answer };
-      return tokenAnswerResult(answer, requestedAt, credentials, context.clock);
+      return tokenAnswerResult(answer, requestedAt, tokenUrl, recent.forms, context.clock);
     };
     try {
-      const fetched = await withRetries(attempt, { ...context, what });
+      const fetched = await withRetries(attempt, { ...context, what, deadlineAt });
+      recent.add(fetched.token);
       this.cached = fetched;
       return fetched;
     } catch (error) {
@@ -164,24 +236,35 @@ function tokenRequestInit({ clientId, clientSecret, scope }: ClientCredentials) 
 function tokenAnswerResult(
   answer: Exchange,
   requestedAt: number,
-  { tokenUrl, clientSecret }: ClientCredentials,
+  tokenUrl: string,
+  knownSecrets: readonly string[],
   clock: Clock,
 ): AttemptResult<CachedToken> {
   const what = endpointName(tokenUrl);
   const fields = jsonFields(answer.body);
+  // A token given with a refusal (a 200 of another token type) is one to hide as well.
+  const granted = fields.access_token;
+  const secrets =
+    typeof granted === "string" && granted !== ""
+      ? [...credentialForms(granted), ...knownSecrets]
+      : knownSecrets;
+  const requestId = requestIdOf(answer.headers);
   const details = {
     status: answer.status,
-    requestId: requestIdOf(answer.headers),
+    requestId: requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100),
     retryAfterSeconds: secondsOf(retryAfterMs(answer.headers, clock)),
   };
   if (answer.status === 200) {
-    return { done: true, value: grantedToken(fields, requestedAt, tokenUrl, details) };
+    return { done: true, value: grantedToken(fields, requestedAt, tokenUrl, secrets, details) };
   }
-  const oauthError = typeof fields.error === "string" ? fields.error : undefined;
-  const description = typeof fields.error_description === "string" ? `: ${fields.error_description}` : "";
+  const oauthError = typeof fields.error === "string" ? maskedExcerpt(fields.error, secrets, 100) : undefined;
+  const description =
+    typeof fields.error_description === "string"
+      ? `: ${maskedExcerpt(fields.error_description, secrets)}`
+      : "";
   const message = masked(
     `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description}`,
-    [clientSecret],
+    secrets,
   );
   const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
   if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
@@ -193,6 +276,7 @@ function grantedToken(
   fields: Record<string, unknown>,
   requestedAt: number,
   tokenUrl: string,
+  secrets: readonly string[],
   details: PlantStoreErrorDetails,
 ): CachedToken {
   const what = endpointName(tokenUrl);
@@ -207,8 +291,9 @@ function grantedToken(
     );
   }
   if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
+    // The token type is the server's word: masked like any other (the token it came with among the secrets).
     throw new TokenEndpointError(
-      `${what} gave a ${tokenType} token, not a Bearer one`,
+      `${what} gave a ${maskedExcerpt(tokenType, secrets, 40)} token, not a Bearer one`,
       tokenUrl,
       undefined,
       details,
@@ -221,6 +306,8 @@ function grantedToken(
 function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
   if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
     return new TokenEndpointError(error.message, tokenUrl, undefined, {
+      status: error.status,
+      requestId: error.requestId,
       attempts: error.attempts,
       cause: error.cause,
     });

@@ -31,8 +31,10 @@ async function target(): Promise<{ baseUrl: string; credentials: ClientCredentia
   const local = await readLocalClient(dataDir);
   if (!local)
     throw new Error(`no app client in ${localClientPath(dataDir)}: start the local API first (npm start)`);
-  // The local run serves the API and its token endpoint on the same origin.
-  return { baseUrl: new URL(local.tokenUrl).origin, credentials: local };
+  return {
+    baseUrl: local.baseUrl,
+    credentials: { clientId: local.clientId, clientSecret: local.clientSecret, tokenUrl: local.tokenUrl },
+  };
 }
 
 try {

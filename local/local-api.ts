@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { matchRoute, routeKey, routeOf } from "../lambda/http/routes.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
+import { type CorsAllowOrigins, corsAnswerHeaders, preflightResult } from "./cors.ts";
 import { claimDataDir, DataDirTakenError } from "./data-dir-lock.ts";
 import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
 import { answerStoreFaults, checkStoreOpens } from "./embedded-store-faults.ts";
@@ -29,7 +30,12 @@ import {
 import { type LocalClient, saveLocalClient } from "./local-client.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
-import { answerTokenRequest, TOKEN_PATH } from "./oauth-token-endpoint.ts";
+import {
+  answerTokenRequest,
+  MAX_TOKEN_REQUEST_BYTES,
+  oauthError,
+  TOKEN_PATH,
+} from "./oauth-token-endpoint.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -37,8 +43,6 @@ export const PLANTS_PATH = routeOf("createPlant").path;
 export const JWKS_PATH = "/.well-known/jwks.json";
 /** In-flight requests get this long to finish on close before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
-/** A token request is a short form; a larger one is refused unread. */
-const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
 
 export interface LocalApiOptions {
   /** 0 picks a free port. */
@@ -53,6 +57,8 @@ export interface LocalApiOptions {
    * answers has its line already: the function's own log line, on stdout.
    */
   log?: (line: string) => void;
+  /** Origins a browser may call from (PLANTS_CORS_ALLOW_ORIGINS); undefined answers no CORS, as the stack without corsAllowOrigins. */
+  corsAllowOrigins?: CorsAllowOrigins | undefined;
 }
 
 export interface LocalApi {
@@ -89,7 +95,13 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Built and imported before the port opens; what is left (handlerFor) takes no time.
     const handlerFor = await loadHandlerFactory();
     const server = createServer((request, response) => {
-      void serve(request, response, { issuer, handler: handler.promise, client: client.promise, log });
+      void serve(request, response, {
+        issuer,
+        handler: handler.promise,
+        client: client.promise,
+        log,
+        corsAllowOrigins: options.corsAllowOrigins,
+      });
     });
     undo.unshift(() => closeServer(server));
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
@@ -97,7 +109,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
     const invoke = handlerFor(handlerEnvironment(store, jwksUrl));
     handler.resolve(invoke);
-    const localClient = await saveLocalClient(dataDir, `${url}${TOKEN_PATH}`);
+    const localClient = await saveLocalClient(dataDir, { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` });
     client.resolve(localClient);
     await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     let closing: Promise<void> | undefined;
@@ -148,21 +160,30 @@ interface ServeContext {
   /** Settles once client.json is saved, like `handler`. */
   client: Promise<LocalClient>;
   log: (line: string) => void;
+  corsAllowOrigins: CorsAllowOrigins | undefined;
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, context: ServeContext) {
   const startedAt = performance.now();
   const method = request.method ?? "GET";
   const { rawPath } = splitTarget(request);
-  const { result, headers, loggedByFunction } = await answer(request, method, rawPath, context).catch(
-    (error: unknown): Answer => ({
-      // Only reading the request can fail here, for instance when the client goes away mid-body.
-      result: errorResult(400, `the request could not be read: ${String(error)}`),
-      headers: { connection: "close" },
-    }),
-  );
+  const { corsAllowOrigins } = context;
+  const origin = request.headers.origin;
+  const isPreflight = corsAllowOrigins !== undefined && method === "OPTIONS";
+  const { result, headers, loggedByFunction } = isPreflight
+    ? { result: preflightResult(origin, corsAllowOrigins), headers: {}, loggedByFunction: false }
+    : await answer(request, method, rawPath, context).catch(
+        (error: unknown): Answer => ({
+          // Only reading the request can fail here, for instance when the client goes away mid-body.
+          result: errorResult(400, `the request could not be read: ${String(error)}`),
+          headers: { connection: "close" },
+        }),
+      );
+  // Like API Gateway, the gateway's CORS headers win over any the function set.
+  const cors =
+    corsAllowOrigins === undefined || isPreflight ? {} : corsAnswerHeaders(origin, corsAllowOrigins);
   try {
-    writeHttpApiResult(response, result, headers);
+    writeHttpApiResult(response, { ...result, headers: { ...result.headers, ...cors } }, headers);
     if (!loggedByFunction) {
       context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
     }
@@ -189,10 +210,20 @@ async function answer(
   const requestId = randomUUID();
   // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
   if (method === "POST" && rawPath === TOKEN_PATH) {
+    let body: Buffer;
+    try {
+      body = await readBody(request, MAX_TOKEN_REQUEST_BYTES);
+    } catch (error) {
+      if (!(error instanceof RequestTooLargeError)) throw error;
+      return {
+        result: oauthError("invalid_request"),
+        headers: { connection: "close", "x-amzn-requestid": requestId },
+      };
+    }
     const tokenRequest = {
       authorization: request.headers.authorization,
       contentType: request.headers["content-type"],
-      body: (await readBody(request, MAX_TOKEN_REQUEST_BYTES)).toString("utf8"),
+      body: body.toString("utf8"),
     };
     return {
       result: await answerTokenRequest(tokenRequest, await client, issuer),

@@ -1,7 +1,8 @@
 /**
- * `<data dir>/client.json`: the local run's app client, as a program needs it to get tokens like it would
- * from the stack's Cognito: `{ "clientId", "clientSecret", "tokenUrl" }`, private (mode 0600). The secret
- * is made at the first start and kept; the token URL is rewritten at each start, since the port may change.
+ * `<data dir>/client.json`: the local run's app client, as a program needs it to call the API with tokens
+ * it gets like it would from the stack's Cognito: `{ "baseUrl", "clientId", "clientSecret", "tokenUrl" }`,
+ * private (mode 0600). The secret is made at the first start and kept; the URLs are rewritten at each start,
+ * since the port may change. `baseUrl` is the client's baseUrl (plants are posted to `<baseUrl>/plants`).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
@@ -9,6 +10,8 @@ import { join } from "node:path";
 import { LOCAL_CLIENT_ID } from "./token-issuer.ts";
 
 export interface LocalClient {
+  /** The API's base URL, e.g. http://127.0.0.1:3000 (the API is `<baseUrl>/plants`). */
+  baseUrl: string;
   clientId: string;
   clientSecret: string;
   tokenUrl: string;
@@ -18,10 +21,14 @@ export function localClientPath(dataDir: string): string {
   return join(dataDir, "client.json");
 }
 
-/** The client of the data dir, with its secret made now if it has none, saved with this token URL. */
-export async function saveLocalClient(dataDir: string, tokenUrl: string): Promise<LocalClient> {
+/** The client of the data dir, with its secret made now if it has none, saved with these URLs. */
+export async function saveLocalClient(
+  dataDir: string,
+  { baseUrl, tokenUrl }: { baseUrl: string; tokenUrl: string },
+): Promise<LocalClient> {
   const existing = await readLocalClient(dataDir);
   const client: LocalClient = {
+    baseUrl,
     // The handler of the local run accepts tokens of this one client id (JWT_CLIENT_IDS).
     clientId: LOCAL_CLIENT_ID,
     clientSecret: existing?.clientSecret ?? randomBytes(32).toString("hex"),
@@ -42,10 +49,16 @@ export async function readLocalClient(dataDir: string): Promise<LocalClient | un
   } catch {
     return undefined;
   }
-  const { clientId, clientSecret, tokenUrl } = parsed;
+  const { baseUrl, clientId, clientSecret, tokenUrl } = parsed;
   if (typeof clientId !== "string" || typeof clientSecret !== "string" || typeof tokenUrl !== "string") {
     return undefined;
   }
   if (clientSecret.length < 32) return undefined;
-  return { clientId, clientSecret, tokenUrl };
+  // A client.json of an older start has no baseUrl: the local run serves the API beside its token endpoint.
+  return {
+    baseUrl: typeof baseUrl === "string" ? baseUrl : new URL(tokenUrl).origin,
+    clientId,
+    clientSecret,
+    tokenUrl,
+  };
 }

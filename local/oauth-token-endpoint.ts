@@ -1,8 +1,12 @@
 /**
  * The local run's `POST /oauth2/token`, answering like Cognito's token endpoint for a client-credentials
- * app client: HTTP Basic with the client id and secret, a form body with grant_type=client_credentials
- * and an optional scope; `{ access_token, expires_in, token_type: "Bearer" }`, or Cognito's errors
- * (400 invalid_request, unsupported_grant_type, invalid_scope; 401 invalid_client).
+ * app client. The client authenticates with its id and secret by one method (RFC 6749 §2.3): HTTP Basic
+ * (client_secret_basic) or `client_id` and `client_secret` in the form body (client_secret_post), both of
+ * which Cognito takes. The body is a form with grant_type=client_credentials and an optional scope, each
+ * parameter at most once (§3.2). It answers `{ access_token, expires_in, token_type: "Bearer" }`, or an
+ * OAuth error body (§5.2) as Cognito does: 400 invalid_request, unsupported_grant_type, invalid_scope (a
+ * scope the app client was not granted: Cognito refuses it rather than leaving it out); 401
+ * invalid_client, with a `WWW-Authenticate: Basic` challenge (RFC 9110 §15.5.2).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
@@ -15,6 +19,10 @@ export const TOKEN_PATH = "/oauth2/token";
 export const LOCAL_CLIENT_SCOPES: readonly string[] = [DEFAULT_REQUIRED_SCOPE];
 /** Cognito's default access-token lifetime. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
+/** A token request is a short form; a larger one is refused unread, with an OAuth error. */
+export const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
+/** The challenge of every 401: the client authenticates with HTTP Basic (RFC 6749 §2.3.1). */
+export const TOKEN_ENDPOINT_CHALLENGE = 'Basic realm="oauth2/token", charset="UTF-8"';
 
 export interface TokenRequest {
   authorization: string | undefined;
@@ -22,23 +30,35 @@ export interface TokenRequest {
   body: string;
 }
 
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "unsupported_grant_type"
+  | "invalid_scope";
+
 export async function answerTokenRequest(
   request: TokenRequest,
   client: LocalClient,
   issuer: TokenIssuer,
 ): Promise<HttpApiResult> {
   const mediaType = request.contentType?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== "application/x-www-form-urlencoded") return oauthError(400, "invalid_request");
-  if (!authenticates(request.authorization, client)) return oauthError(401, "invalid_client");
+  if (mediaType !== "application/x-www-form-urlencoded") return oauthError("invalid_request");
   const form = new URLSearchParams(request.body);
+  const names = [...form.keys()];
+  if (new Set(names).size !== names.length) return oauthError("invalid_request");
+  const authentication = clientAuthentication(request.authorization, form);
+  if (authentication === "more than one method") return oauthError("invalid_request");
+  if (authentication === undefined || !authenticates(authentication, client)) {
+    return oauthError("invalid_client");
+  }
   const grantType = form.get("grant_type");
-  if (grantType === null || form.getAll("grant_type").length > 1) return oauthError(400, "invalid_request");
-  if (grantType !== "client_credentials") return oauthError(400, "unsupported_grant_type");
+  if (grantType === null) return oauthError("invalid_request");
+  if (grantType !== "client_credentials") return oauthError("unsupported_grant_type");
   const asked = form
     .get("scope")
     ?.split(" ")
     .filter((scope) => scope !== "");
-  if (asked?.some((scope) => !LOCAL_CLIENT_SCOPES.includes(scope))) return oauthError(400, "invalid_scope");
+  if (asked?.some((scope) => !LOCAL_CLIENT_SCOPES.includes(scope))) return oauthError("invalid_scope");
   const scope = (asked?.length ? asked : LOCAL_CLIENT_SCOPES).join(" ");
   const accessToken = await issuer.mint({
     scope,
@@ -49,21 +69,51 @@ export async function answerTokenRequest(
   return answer(200, { access_token: accessToken, expires_in: TOKEN_LIFETIME_SECONDS, token_type: "Bearer" });
 }
 
+interface ClientAuthentication {
+  clientId: string;
+  clientSecret: string;
+  /** A client_id in the body besides Basic, which must name the same client. */
+  bodyClientId?: string | undefined;
+}
+
+/**
+ * The id and secret the request authenticates with, by HTTP Basic or in the body; undefined when it
+ * sends none or a malformed Basic header.
+ */
+function clientAuthentication(
+  authorization: string | undefined,
+  form: URLSearchParams,
+): ClientAuthentication | "more than one method" | undefined {
+  const bodySecret = form.get("client_secret") ?? undefined;
+  const bodyClientId = form.get("client_id") ?? undefined;
+  if (authorization) {
+    if (bodySecret !== undefined) return "more than one method";
+    const basic = basicCredentials(authorization);
+    return basic && { ...basic, bodyClientId };
+  }
+  if (bodySecret === undefined || bodyClientId === undefined) return undefined;
+  return { clientId: bodyClientId, clientSecret: bodySecret };
+}
+
 /** HTTP Basic with the client's id and secret, each form-encoded first (RFC 6749 §2.3.1). */
-function authenticates(authorization: string | undefined, client: LocalClient): boolean {
-  const match = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization ?? "");
-  if (!match?.[1]) return false;
+function basicCredentials(authorization: string): { clientId: string; clientSecret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization);
+  if (!match?.[1]) return undefined;
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon === -1) return false;
-  let clientId: string;
-  let clientSecret: string;
+  if (colon === -1) return undefined;
   try {
-    clientId = formDecode(decoded.slice(0, colon));
-    clientSecret = formDecode(decoded.slice(colon + 1));
+    return {
+      clientId: formDecode(decoded.slice(0, colon)),
+      clientSecret: formDecode(decoded.slice(colon + 1)),
+    };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function authenticates({ clientId, clientSecret, bodyClientId }: ClientAuthentication, client: LocalClient) {
+  if (bodyClientId !== undefined && bodyClientId !== clientId) return false;
   return clientId === client.clientId && sameSecret(clientSecret, client.clientSecret);
 }
 
@@ -77,8 +127,13 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function oauthError(status: 400 | 401, error: string): HttpApiResult {
-  return answer(status, { error });
+/** An OAuth error body (RFC 6749 §5.2): 401 with the Basic challenge for invalid_client, else 400. */
+export function oauthError(error: OAuthErrorCode): HttpApiResult {
+  const result = answer(error === "invalid_client" ? 401 : 400, { error });
+  if (error === "invalid_client") {
+    return { ...result, headers: { ...result.headers, "www-authenticate": TOKEN_ENDPOINT_CHALLENGE } };
+  }
+  return result;
 }
 
 function answer(status: number, body: unknown): HttpApiResult {

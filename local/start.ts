@@ -1,7 +1,14 @@
 /** `npm start`: the local run of the API (see "Run it locally" in README.md). */
+
 import { type LocalApi, startLocalApi } from "./local-api.ts";
 import { localClientPath } from "./local-client.ts";
-import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
+import {
+  corsSettingFrom,
+  dataDirFrom,
+  dynamoDbEndpointFrom,
+  portFrom,
+  tableNameFrom,
+} from "./local-settings.ts";
 
 const dataDir = dataDirFrom(process.env);
 // Requests are served from the moment the port opens, a few file writes before the banner can name
@@ -9,13 +16,16 @@ const dataDir = dataDirFrom(process.env);
 // the banner is always the first thing printed.
 const outputBeforeBanner = holdStdout();
 let api: LocalApi;
+let corsAllowOrigins: readonly string[] | undefined;
 try {
   const port = portFrom(process.env);
+  corsAllowOrigins = corsSettingFrom(process.env);
   api = await startLocalApi({
     port,
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
+    corsAllowOrigins,
   }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       throw new Error(`port ${port} is in use (set PORT to another port)`);
@@ -59,6 +69,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
+  cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}
   Ctrl-C stops it.`);
 
 /** Holds what is written to stdout until `releaseAfter(first)` prints `first`, then all it held. */

@@ -1,14 +1,19 @@
-/** <data dir>/client.json: a secret made once and kept, a token URL that follows the port, private to its owner. */
+/** <data dir>/client.json: a secret made once and kept, URLs that follow the port, private to its owner. */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { expect, it } from "vitest";
 import { localClientPath, readLocalClient, saveLocalClient } from "../../local/local-client.ts";
 import { tempDataDir } from "../support/local-run.ts";
 
-it("keeps the secret across starts, rewrites the token URL, and stays mode 0600", async () => {
+const urls = (port: number) => ({
+  baseUrl: `http://127.0.0.1:${port}`,
+  tokenUrl: `http://127.0.0.1:${port}/oauth2/token`,
+});
+
+it("keeps the secret across starts, rewrites the base and token URLs, and stays mode 0600", async () => {
   const dataDir = await tempDataDir();
-  const first = await saveLocalClient(dataDir, "http://127.0.0.1:1111/oauth2/token");
-  const second = await saveLocalClient(dataDir, "http://127.0.0.1:2222/oauth2/token");
-  expect(second).toEqual({ ...first, tokenUrl: "http://127.0.0.1:2222/oauth2/token" });
+  const first = await saveLocalClient(dataDir, urls(1111));
+  const second = await saveLocalClient(dataDir, urls(2222));
+  expect(second).toEqual({ ...first, ...urls(2222) });
   expect(await readLocalClient(dataDir)).toEqual(second);
   expect((await stat(localClientPath(dataDir))).mode & 0o777).toBe(0o600);
   expect(JSON.parse(await readFile(localClientPath(dataDir), "utf8"))).toEqual(second);
@@ -20,6 +25,13 @@ it("makes a new secret when the file holds none worth keeping", async () => {
     localClientPath(dataDir),
     '{"clientId":"plant-store-local","clientSecret":"short","tokenUrl":"x"}',
   );
-  const client = await saveLocalClient(dataDir, "http://127.0.0.1:1111/oauth2/token");
+  const client = await saveLocalClient(dataDir, urls(1111));
   expect(client.clientSecret).toMatch(/^[0-9a-f]{64}$/);
+});
+
+it("reads a client.json of an older start, without baseUrl, as the token endpoint's origin", async () => {
+  const dataDir = await tempDataDir();
+  const { baseUrl: _, ...older } = await saveLocalClient(dataDir, urls(3333));
+  await writeFile(localClientPath(dataDir), JSON.stringify(older));
+  expect(await readLocalClient(dataDir)).toEqual({ ...older, baseUrl: "http://127.0.0.1:3333" });
 });

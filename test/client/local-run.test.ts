@@ -56,9 +56,10 @@ function clientWith(options: Partial<PlantStoreClientOptions> = {}) {
 }
 
 describe("<data dir>/client.json and the start banner", () => {
-  it("keeps the app client privately (0600) and prints its id, secret and token URL", async () => {
+  it("keeps the app client privately (0600), with the base URL, and prints its id, secret and token URL", async () => {
     expect((await stat(join(dataDir, "client.json"))).mode & 0o777).toBe(0o600);
     expect(local).toEqual({
+      baseUrl: server.url,
       clientId: "plant-store-local",
       clientSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
       tokenUrl: `${server.url}/oauth2/token`,
@@ -262,10 +263,68 @@ describe("POST /oauth2/token answers like Cognito", () => {
       401,
       "invalid_client",
     ],
-  ])("refuses %s: %i %s", async (_case, body, headers, status, error) => {
+    [
+      "a parameter sent twice (RFC 6749 §3.2)",
+      "grant_type=client_credentials&scope=plants%2Fwrite&scope=admin",
+      {},
+      400,
+      "invalid_request",
+    ],
+    [
+      "grant_type sent twice",
+      "grant_type=client_credentials&grant_type=client_credentials",
+      {},
+      400,
+      "invalid_request",
+    ],
+    [
+      "Basic and client_secret in the body: two methods (RFC 6749 §2.3)",
+      "grant_type=client_credentials&client_id=plant-store-local&client_secret=x",
+      {},
+      400,
+      "invalid_request",
+    ],
+    [
+      "client_secret_post with a wrong secret",
+      "grant_type=client_credentials&client_id=plant-store-local&client_secret=wrong",
+      { authorization: "" },
+      401,
+      "invalid_client",
+    ],
+    [
+      "a client_id in the body naming another client than Basic",
+      "grant_type=client_credentials&client_id=someone",
+      {},
+      401,
+      "invalid_client",
+    ],
+    [
+      "a body over 16 KiB",
+      `grant_type=client_credentials&pad=${"x".repeat(16 * 1024)}`,
+      {},
+      400,
+      "invalid_request",
+    ],
+  ])("refuses %s: %i %s, an OAuth error body, never cached", async (_case, body, headers, status, error) => {
     const response = await tokenRequest(body, headers);
     expect(response.status).toBe(status);
     expect(await response.json()).toEqual({ error });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    // RFC 9110 §15.5.2 and RFC 6749 §5.2: a 401 challenges, with the scheme the client authenticates by.
+    expect(response.headers.get("www-authenticate")).toBe(
+      status === 401 ? 'Basic realm="oauth2/token", charset="UTF-8"' : null,
+    );
+  });
+
+  it("takes client_secret_post, as Cognito does: the id and secret in the form body", async () => {
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: local.clientId,
+      client_secret: local.clientSecret,
+    });
+    const response = await tokenRequest(form.toString(), { authorization: "" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
   });
 
   it("still answers API Gateway's 404 to anything but POST /plants and POST /oauth2/token", async () => {

@@ -57,6 +57,7 @@ describe("docs/CHANGING.md", () => {
       ["ROUTES", "lambda/http/routes.ts"],
       ["OPERATIONS", "lambda/http/operations.ts"],
       ["PLANT_FIELDS", "lambda/generated/plant-schema.ts"],
+      ["NEW_PLANT_FIELDS", "client/generated/plant-schema.ts"],
       ["METRIC_NAMES", "lambda/metrics.ts"],
       ["alarmOnSum", "infra/alarms.ts"],
       ["rollbackAlarms", "infra/plant-store-stack.ts"],

@@ -13,7 +13,8 @@ export interface FaultyLocalRun {
   close(): Promise<void>;
 }
 
-export async function startLocalRunOnFaultyStore(): Promise<FaultyLocalRun> {
+/** `env` adds to npm start's environment (CORS origins, store settings). */
+export async function startLocalRunOnFaultyStore(env: Record<string, string> = {}): Promise<FaultyLocalRun> {
   const dynamoDb = await startDynalite();
   const faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
   faulty.script([], "proxy"); // npm start creates its table through it
@@ -23,6 +24,7 @@ export async function startLocalRunOnFaultyStore(): Promise<FaultyLocalRun> {
     AWS_ENDPOINT_URL_DYNAMODB: faulty.url,
     // A throttle answered late on a busy machine must not become a timeout, which would change the message.
     ...GENEROUS_STORE_TIMEOUTS,
+    ...env,
   });
   return {
     dynamoDb,

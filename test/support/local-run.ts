@@ -64,9 +64,9 @@ export interface Command {
  * Starts a command in a process group of its own, so that whatever it starts can be found and
  * killed at the end even if the command itself has gone (the orphan a lost signal would leave).
  */
-export function startCommand(file: string, args: string[], env: Record<string, string>): Command {
+export function startCommand(file: string, args: string[], env: Record<string, string>, cwd = REPO): Command {
   const child = spawn(file, args, {
-    cwd: REPO,
+    cwd,
     env: commandEnvironment(env),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -99,8 +99,8 @@ function killGroup(group: number, signal: NodeJS.Signals | 0): boolean {
  * `local/start.ts` as package.json's start script runs it: node with tsx's loader, so that a signal
  * reaches the server itself (the tsx command would stand between, relaying it).
  */
-export function startLocalRun(env: Record<string, string>, nodeArgs: string[] = []): Command {
-  return startCommand(process.execPath, ["--import", "tsx", ...nodeArgs, "local/start.ts"], env);
+export function startLocalRun(env: Record<string, string>, nodeArgs: string[] = [], cwd = REPO): Command {
+  return startCommand(process.execPath, ["--import", "tsx", ...nodeArgs, "local/start.ts"], env, cwd);
 }
 
 export interface RunningServer extends Command {
@@ -110,14 +110,17 @@ export interface RunningServer extends Command {
   stop(): Promise<number | null>;
 }
 
-/** `npm start` itself (`viaNpm`), or the command its script runs, on a free port unless PORT is given. */
+/**
+ * `npm start` itself (`viaNpm`), or the command its script runs, on a free port unless PORT is given; in
+ * the repository, or in `cwd` (a copy of it).
+ */
 export async function startServer(
   env: Record<string, string>,
-  options: { viaNpm?: boolean; nodeArgs?: string[] } = {},
+  options: { viaNpm?: boolean; nodeArgs?: string[]; cwd?: string } = {},
 ): Promise<RunningServer> {
   const command = options.viaNpm
-    ? startCommand("npm", ["start"], { PORT: "0", ...env })
-    : startLocalRun({ PORT: "0", ...env }, options.nodeArgs);
+    ? startCommand("npm", ["start"], { PORT: "0", ...env }, options.cwd)
+    : startLocalRun({ PORT: "0", ...env }, options.nodeArgs, options.cwd);
   const url = await waitForBanner(command);
   return {
     ...command,

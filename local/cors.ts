@@ -1,0 +1,74 @@
+/**
+ * CORS as API Gateway's HTTP API answers it when the stack sets `corsAllowOrigins`, for the local run
+ * (PLANTS_CORS_ALLOW_ORIGINS): a preflight OPTIONS on any path is answered 204 by the gateway itself, with
+ * the allowed methods and headers when the origin is allowed; any other answer to an allowed origin gets
+ * `Access-Control-Allow-Origin` and the headers a browser may read (lambda/http/cors.ts, the same lists
+ * the stack configures). The token endpoint, which in AWS is Cognito's, answers the same way here.
+ */
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../lambda/http/cors.ts";
+import { ROUTES } from "../lambda/http/routes.ts";
+import type { HttpApiResult } from "./http-bridge.ts";
+
+/** The origins allowed to call from a browser, as a browser sends them (`scheme://host[:port]`), or `*`. */
+export type CorsAllowOrigins = readonly string[];
+
+const ALLOW_METHODS = [...new Set(ROUTES.map(({ method }) => method))].join(",");
+
+/**
+ * PLANTS_CORS_ALLOW_ORIGINS as a list, or undefined (no CORS) when unset. Each entry must be an origin
+ * exactly as a browser sends it, or `*`: anything else could never match, and the browser would fail silently.
+ */
+export function corsAllowOriginsFrom(value: string | undefined): CorsAllowOrigins | undefined {
+  const entries = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (entries.length === 0) return undefined;
+  for (const entry of entries) {
+    if (entry === "*") continue;
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (url && (url.protocol === "http:" || url.protocol === "https:") && url.origin === entry) continue;
+    throw new Error(
+      `PLANTS_CORS_ALLOW_ORIGINS entry '${entry}' is not an origin: scheme://host[:port], http or https, ` +
+        "lowercase, without a path or a trailing slash (like http://localhost:5173), or *",
+    );
+  }
+  return entries;
+}
+
+/** The Access-Control-Allow-Origin value for `origin`, or undefined when it is not allowed. */
+function allowedOrigin(origin: string | undefined, allowOrigins: CorsAllowOrigins): string | undefined {
+  if (origin === undefined) return undefined;
+  if (allowOrigins.includes("*")) return "*";
+  return allowOrigins.includes(origin) ? origin : undefined;
+}
+
+/** API Gateway's own answer to a preflight: 204, with the CORS headers only for an allowed origin. */
+export function preflightResult(origin: string | undefined, allowOrigins: CorsAllowOrigins): HttpApiResult {
+  const allowOrigin = allowedOrigin(origin, allowOrigins);
+  if (allowOrigin === undefined) return { statusCode: 204, headers: {} };
+  return {
+    statusCode: 204,
+    headers: {
+      "access-control-allow-origin": allowOrigin,
+      "access-control-allow-methods": ALLOW_METHODS,
+      "access-control-allow-headers": CORS_ALLOW_HEADERS.join(","),
+      "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
+      ...(allowOrigin === "*" ? {} : { vary: "origin" }),
+    },
+  };
+}
+
+/** The headers API Gateway adds to an answer to an allowed origin; none for any other. */
+export function corsAnswerHeaders(
+  origin: string | undefined,
+  allowOrigins: CorsAllowOrigins,
+): Record<string, string> {
+  const allowOrigin = allowedOrigin(origin, allowOrigins);
+  if (allowOrigin === undefined) return {};
+  return {
+    "access-control-allow-origin": allowOrigin,
+    "access-control-expose-headers": CORS_EXPOSE_HEADERS.join(","),
+    ...(allowOrigin === "*" ? {} : { vary: "origin" }),
+  };
+}

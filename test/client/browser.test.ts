@@ -1,0 +1,207 @@
+/**
+ * The client in a real browser: headless Chromium (Debian's `chromium`, driven by playwright-core, which
+ * downloads no browser of its own) loads a page from one origin, and through the built client bundle
+ * creates a plant with id 2^63 − 1 at `npm start` on another origin, allowed by PLANTS_CORS_ALLOW_ORIGINS.
+ * On the way: the CORS preflight, a token the API refuses (expired) replaced through the page's token
+ * function after the 401 `invalid_token` (readable only through the exposed WWW-Authenticate), a 503 from a
+ * throttled store whose Retry-After the client waits (readable only through the exposed Retry-After),
+ * then the exact id stored. A browser cannot use a client secret safely, so the page gets its tokens from
+ * its own origin, as an app gets them from its backend.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mintLocalToken } from "../../local/local-issuer.ts";
+import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
+import { buildClient } from "../../tools/build-client.ts";
+import { type FaultyLocalRun, startLocalRunOnFaultyStore } from "../support/faulty-local-run.ts";
+import { readStoredItem } from "../support/stored-item.ts";
+
+const CHROMIUM_PATH = "/usr/bin/chromium";
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const chromiumMissing = !existsSync(CHROMIUM_PATH);
+if (chromiumMissing && process.env.CI) {
+  // In CI the browser test runs, always: .ci/run installs chromium when it is missing.
+  throw new Error(`${CHROMIUM_PATH} is missing in CI: apt-get install -y chromium (as .ci/run does)`);
+}
+if (chromiumMissing) {
+  console.warn(`browser test skipped: ${CHROMIUM_PATH} is missing (apt-get install -y chromium as root)`);
+}
+
+/** The page loads the built client as an app would, and leaves it on `window` for the test to drive. */
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>plants</title>
+<script type="module">import * as client from "/client.js"; window.plantStoreClient = client;</script>
+</head><body></body></html>`;
+
+let browser: BrowserContext;
+
+type ClientModule = typeof import("../../client/index.ts");
+
+/** The client module the page loaded (in the page: vitest's transform must not touch an import() there). */
+async function openPage(url: string) {
+  const tab = await browser.newPage();
+  await tab.goto(url);
+  await tab.waitForFunction(() => "plantStoreClient" in window);
+  return tab;
+}
+
+/** The page's own origin: the page, the built client, and the tokens its "backend" gives (an expired one first). */
+async function startPageServer(clientBundle: string, tokenFor: (request: number) => Promise<string>) {
+  let tokenRequests = 0;
+  const server = createServer((request, response) => {
+    void (async () => {
+      if (request.url === "/") return response.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+      if (request.url === "/client.js") {
+        return response.writeHead(200, { "content-type": "text/javascript" }).end(clientBundle);
+      }
+      if (request.url === "/token") {
+        const token = await tokenFor(++tokenRequests);
+        return response
+          .writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" })
+          .end(token);
+      }
+      response.writeHead(404).end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    server,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tokenRequests: () => tokenRequests,
+  };
+}
+
+describe.skipIf(chromiumMissing)("the client in headless Chromium, from another origin", () => {
+  let work: string;
+  let run: FaultyLocalRun;
+  let page: Awaited<ReturnType<typeof startPageServer>>;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "plant-store-browser-"));
+    const bundle = await readFile(join(await buildClient(join(work, "client")), "index.js"), "utf8");
+    let dataDir = "";
+    page = await startPageServer(bundle, (request) =>
+      // The first token has expired: the API refuses it with 401 invalid_token, and the client asks again.
+      mintLocalToken(dataDir, request === 1 ? { expiresInSeconds: -60 } : {}),
+    );
+    run = await startLocalRunOnFaultyStore({
+      PLANTS_CORS_ALLOW_ORIGINS: page.origin,
+      STORE_MAX_ATTEMPTS: "1",
+    });
+    dataDir = run.dataDir;
+    // A fresh profile (--user-data-dir) of the test's own, removed with the rest of its temp dir.
+    browser = await chromium.launchPersistentContext(join(work, "profile"), {
+      executablePath: CHROMIUM_PATH,
+      args: CHROMIUM_FLAGS,
+      headless: true,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => page?.server.close(resolve));
+    await run?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("creates id 2^63 - 1: preflight, a token replaced after a 401, Retry-After of a 503 waited, the id exact", async () => {
+    const tab = await openPage(`${page.origin}/`);
+    // The store throttles the first write (one store attempt): the API answers 503 with Retry-After.
+    run.faulty.script(["throttle"], "proxy");
+    const outcome = await tab.evaluate(async (apiUrl: string) => {
+      const { createPlantStoreClient } = (window as unknown as { plantStoreClient: ClientModule })
+        .plantStoreClient;
+      const waits: number[] = [];
+      const clock = {
+        now: () => Date.now(),
+        setTimer(callback: () => void, ms: number) {
+          waits.push(ms);
+          const timer = setTimeout(callback, ms);
+          return () => clearTimeout(timer);
+        },
+      };
+      const client = createPlantStoreClient({
+        baseUrl: apiUrl,
+        credentials: { token: async () => (await fetch("/token")).text() },
+        clock,
+        // Without Retry-After the backoff would be random() × ceiling: 0 here, so any wait is Retry-After's.
+        random: () => 0,
+        // Timeouts and deadlines far longer than any wait between attempts, so the clock tells them apart.
+        retry: { attemptTimeoutMs: 30_000, deadlineMs: 60_000, maxRetryAfterMs: 5000 },
+      });
+      try {
+        const plant = await client.createPlant({ id: 9223372036854775807n, name: "Fern", tag: "fern" });
+        return { plant: JSON.stringify(plant), waits };
+      } catch (error) {
+        return { error: `${(error as Error).name}: ${(error as Error).message}`, waits };
+      }
+    }, run.server.url);
+
+    expect(outcome).toEqual({ plant: '{"name":"Fern","tag":"fern"}', waits: expect.any(Array) });
+    // The 503's Retry-After (whole seconds) was read and waited. The clock's other timers are the attempts'
+    // timeouts and the token function's deadline, all over 5 s, the longest wait between attempts.
+    const retryAfterWaits = outcome.waits.filter((ms) => ms <= 5000);
+    expect(retryAfterWaits).toHaveLength(1);
+    expect(retryAfterWaits[0]).toBeGreaterThanOrEqual(1000);
+    expect((retryAfterWaits[0] ?? 0) % 1000).toBe(0);
+    expect(page.tokenRequests()).toBe(2);
+    const log = run.server.output();
+    expect(log).toMatch(/^OPTIONS \/plants 204 /m);
+    expect(log.match(/^POST \/plants \d+ /gm)?.map((line) => line.split(" ")[2])).toEqual([
+      "401",
+      "503",
+      "200",
+    ]);
+    expect(await readStoredItem(run.dynamoDb.endpoint, DEFAULT_TABLE_NAME, "9223372036854775807")).toEqual({
+      id: { N: "9223372036854775807" },
+      name: { S: "Fern" },
+      tag: { S: "fern" },
+    });
+  }, 90_000);
+
+  it("answers the token endpoint's preflight and answers with CORS too, as the API's", async () => {
+    const tokenUrl = `${run.server.url}/oauth2/token`;
+    const preflight = await fetch(tokenUrl, {
+      method: "OPTIONS",
+      headers: { origin: page.origin, "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(page.origin);
+    const refused = await fetch(tokenUrl, { method: "POST", headers: { origin: page.origin } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(page.origin);
+  });
+
+  it("is refused by the browser from an origin npm start does not allow", async () => {
+    const tab = await openPage(`${page.origin.replace("127.0.0.1", "localhost")}/`);
+    const outcome = await tab.evaluate(async (apiUrl: string) => {
+      const { createPlantStoreClient } = (window as unknown as { plantStoreClient: ClientModule })
+        .plantStoreClient;
+      const client = createPlantStoreClient({
+        baseUrl: apiUrl,
+        credentials: { token: "t" },
+        retry: { maxAttempts: 1 },
+      });
+      return client.createPlant({ id: 1n, name: "Fern" }).then(
+        () => "created",
+        (error: Error) => `${error.name}: ${error.message}`,
+      );
+    }, run.server.url);
+    expect(outcome).toBe(`PlantStoreError: POST ${run.server.url}/plants: no answer (Failed to fetch)`);
+  }, 60_000);
+});

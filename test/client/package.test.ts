@@ -1,0 +1,213 @@
+/**
+ * The client as another project gets it: `npm pack` in client/ gives a tarball whose files import nothing
+ * outside the package; it installs (offline: it has no dependency) into a project outside the repository,
+ * type-checks there in strict mode under module resolution nodenext and bundler, and the README's snippet,
+ * as written, creates a plant with id 2^63 − 1 against `npm start`.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
+import { readStoredItem } from "../support/stored-item.ts";
+
+const run = promisify(execFile);
+const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
+const README_SNIPPET = /```ts\n(\/\/ create-plant\.ts in your project[\s\S]*?)```/;
+
+let work: string;
+let tarball: string;
+let consumer: string;
+let packed: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "plant-store-client-package-"));
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", work], {
+    cwd: join(REPO, "client"),
+  });
+  // The prepack script (the build) prints first; npm's JSON report comes last.
+  const [{ filename }] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as [{ filename: string }];
+  tarball = join(work, filename);
+  packed = join(work, "packed");
+  await mkdir(packed);
+  await run("tar", ["-xzf", tarball, "-C", packed]);
+  consumer = join(work, "consumer");
+  await mkdir(consumer);
+  await writeFile(
+    join(consumer, "package.json"),
+    '{ "name": "consumer", "private": true, "type": "module" }\n',
+  );
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], {
+    cwd: consumer,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("the packed tarball", () => {
+  it("is outside the repository, has no dependency, and declares ESM with types", async () => {
+    expect(resolve(work).startsWith(resolve(REPO))).toBe(false);
+    const manifest = JSON.parse(await readFile(join(packed, "package", "package.json"), "utf8"));
+    expect(manifest).toMatchObject({
+      name: "@plant-store/client",
+      version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+      type: "module",
+      exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+    });
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.peerDependencies).toBeUndefined();
+  });
+
+  it("holds files that import nothing outside the package: one bundled module and its declarations", async () => {
+    const root = join(packed, "package");
+    const files = (await readdir(root, { recursive: true, encoding: "utf8" })).filter((file) =>
+      /\.(js|d\.ts)$/.test(file),
+    );
+    expect(files).toEqual(
+      expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/shared/lossless-json.d.ts"]),
+    );
+    for (const file of files) {
+      const source = await readFile(join(root, file), "utf8");
+      expect(source, file).not.toMatch(/\brequire\(|\bimport\(/);
+      const specifiers = [...source.matchAll(/^\s*(?:import|export)\b[^"';]*?from\s+"([^"]+)"/gm)].map(
+        (match) => match[1] ?? "",
+      );
+      if (file.endsWith(".js")) expect(specifiers, file).toEqual([]);
+      for (const specifier of specifiers) {
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\.?\/.*\.js$/);
+        const target = resolve(dirname(join(root, file)), specifier).replace(/\.js$/, ".d.ts");
+        expect(target.startsWith(root), `${file} imports ${specifier}`).toBe(true);
+        expect(existsSync(target), `${file} imports ${specifier}`).toBe(true);
+      }
+    }
+  });
+});
+
+/** A consumer of the package's types, checked with the settings of a strict project. */
+const CONSUMER_SOURCE = `import {
+  createPlantStoreClient,
+  type NewPlant,
+  type Plant,
+  PlantStoreError,
+  TokenEndpointError,
+} from "@plant-store/client";
+
+export async function createFern(baseUrl: string, token: () => Promise<string>): Promise<Plant> {
+  const client = createPlantStoreClient({ baseUrl, credentials: { token }, retry: { maxAttempts: 2 } });
+  const plant: NewPlant = { id: 9223372036854775807n, name: "Fern" };
+  const typo = { id: 1n, name: "Fern", tga: "x" };
+  // @ts-expect-error a property the contract does not have is a type error, through the declarations
+  void (() => client.createPlant(typo));
+  try {
+    return await client.createPlant(plant);
+  } catch (error) {
+    if (error instanceof TokenEndpointError) throw new Error(error.tokenUrl);
+    if (error instanceof PlantStoreError) throw new Error(String(error.status ?? error.attempts));
+    throw error;
+  }
+}
+`;
+
+const STRICT = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  noImplicitOverride: true,
+  target: "ES2022",
+  lib: ["ES2023", "DOM"],
+  // The package's declarations are checked too: they must compile in the consumer's project, alone.
+  types: [],
+  skipLibCheck: false,
+};
+
+/** The README's snippet runs on Node: Node's types, from the repository (a project of yours has its own). */
+const WITH_NODE_TYPES = {
+  types: ["node"],
+  typeRoots: [join(REPO, "node_modules", "@types")],
+  skipLibCheck: true,
+};
+
+describe("a TypeScript project that installed the tarball", () => {
+  it.each([
+    ["nodenext", { module: "NodeNext", moduleResolution: "NodeNext", outDir: "out" }],
+    ["bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }],
+  ])(
+    "type-checks in strict mode with module resolution %s",
+    async (name, options) => {
+      await writeFile(join(consumer, "consumer.ts"), CONSUMER_SOURCE);
+      const tsconfig = `tsconfig.${name}.json`;
+      await writeFile(
+        join(consumer, tsconfig),
+        JSON.stringify({ compilerOptions: { ...STRICT, ...options }, files: ["consumer.ts"] }),
+      );
+      const checked = await run(process.execPath, [TSC, "-p", tsconfig], { cwd: consumer }).catch(
+        (error: { stdout: string }) => error,
+      );
+      expect(checked.stdout).toBe("");
+    },
+    60_000,
+  );
+
+  describe("against npm start", () => {
+    let server: RunningServer;
+    let dataDir: string;
+    beforeAll(async () => {
+      dataDir = await tempDataDir();
+      server = await startServer({ PLANTS_DATA_DIR: dataDir });
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it("runs the README's snippet as written, creating id 2^63 - 1 exactly", async () => {
+      await writeFile(
+        join(consumer, "create-plant.ts"),
+        readmeSnippet(await readFile(join(REPO, "README.md"), "utf8")),
+      );
+      await writeFile(
+        join(consumer, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            ...STRICT,
+            ...WITH_NODE_TYPES,
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            outDir: "out",
+          },
+          files: ["create-plant.ts"],
+        }),
+      );
+      await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: consumer });
+      const local = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8"));
+      const { stdout } = await run(process.execPath, ["out/create-plant.js"], {
+        cwd: consumer,
+        env: {
+          ...process.env,
+          PLANT_STORE_BASE_URL: local.baseUrl,
+          PLANT_STORE_CLIENT_ID: local.clientId,
+          PLANT_STORE_CLIENT_SECRET: local.clientSecret,
+          PLANT_STORE_TOKEN_URL: local.tokenUrl,
+        },
+      });
+      expect(stdout).toBe("{ name: 'Fern', tag: 'fern' }\n");
+      const { store } = JSON.parse(await readFile(join(dataDir, "server.json"), "utf8"));
+      expect(await readStoredItem(store.endpoint, store.tableName, "9223372036854775807")).toEqual({
+        id: { N: "9223372036854775807" },
+        name: { S: "Fern" },
+        tag: { S: "fern" },
+      });
+    }, 60_000);
+  });
+});
+
+function readmeSnippet(readme: string): string {
+  const snippet = README_SNIPPET.exec(readme)?.[1];
+  if (snippet === undefined)
+    throw new Error("README.md has no snippet starting '// create-plant.ts in your project'");
+  return snippet;
+}
