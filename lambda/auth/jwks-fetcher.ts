@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "../clock.ts";
+import type { Clock } from "../clock.ts";
 import { type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import { sendRequest } from "../transport/http-request.ts";
 
@@ -25,7 +25,7 @@ export class KeySetFetchError extends Error {
  * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt ends when
  * `clock` reaches its `timeoutMs`; tests move a fake clock instead of waiting.
  */
-export function createJwksFetcher(timeoutMs: number, clock: Clock = systemClock): KeySetFetcher {
+export function createJwksFetcher(timeoutMs: number, clock: Clock): KeySetFetcher {
   const fetchOnce = async (uri: string, signal: AbortSignal): Promise<Uint8Array> => {
     let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
@@ -43,16 +43,12 @@ export function createJwksFetcher(timeoutMs: number, clock: Clock = systemClock)
     }
     return answer.body;
   };
-  const retries = oneImmediateRetry(timeoutMs, clock);
-  return { fetch: (uri) => withRetries(retries, (signal) => fetchOnce(uri, signal)) };
-}
-
-/** Once more at once after a network fault, never after an answer; the last failure is reported as it is. */
-function oneImmediateRetry(attemptTimeoutMs: number, clock: Clock): RetryOptions {
-  return {
-    policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, attemptTimeoutMs },
+  /** Once more at once after a network fault, never after an answer; the last failure is reported as it is. */
+  const oneImmediateRetry: RetryOptions = {
+    policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, attemptTimeoutMs: timeoutMs },
     classify: (error) => (error instanceof KeySetFetchError && error.retryable ? "transient" : undefined),
     giveUp: (exhausted) => exhausted.cause,
     clock,
   };
+  return { fetch: (uri) => withRetries(oneImmediateRetry, (signal) => fetchOnce(uri, signal)) };
 }
