@@ -68,9 +68,8 @@ export class IssuerKeyCache {
    */
   async signingKey(kid: string, algorithm: JwsAlgorithm): Promise<SigningKey> {
     if (this.#keySet?.has(kid)) return this.#keySet.keyFor(kid, algorithm);
-    if (this.#options.clock.now() < this.#refetchAllowedAt) {
-      throw withoutStack(this.#heldBecause(this.#secondsUntilRefetch()));
-    }
+    const heldForSeconds = this.#secondsUntilRefetch();
+    if (heldForSeconds > 0) throw withoutStack(this.#heldBecause(heldForSeconds));
 
     let keySet: KeySet;
     try {
@@ -119,8 +118,9 @@ export class IssuerKeyCache {
     this.#heldBecause = because;
   }
 
+  /** Rounded up, so a window still open is never said to end in 0 s; 0 once it has closed. */
   #secondsUntilRefetch(): number {
-    return Math.max(1, Math.ceil((this.#refetchAllowedAt - this.#options.clock.now()) / 1000));
+    return Math.ceil(Math.max(0, this.#refetchAllowedAt - this.#options.clock.now()) / 1000);
   }
 }
 
