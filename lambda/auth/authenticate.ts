@@ -35,7 +35,7 @@ export interface AuthenticatorOptions {
    * fetch times out by; tests move it instead of waiting.
    */
   clock?: Clock;
-  /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches or end them. */
+  /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches. */
   fetcher?: KeySetFetcher;
 }
 

@@ -22,8 +22,8 @@ export class KeySetFetchError extends Error {
 
 /**
  * The key-set download, on node:http like the store's calls (see http-request.ts). As aws-jwt-verify's
- * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt ends when
- * `clock` reaches its `timeoutMs`; tests move a fake clock instead of waiting.
+ * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt has
+ * `timeoutMs` on `clock` to answer; tests move a fake clock instead of waiting.
  */
 export function createJwksFetcher(timeoutMs: number, clock: Clock): KeySetFetcher {
   const fetchOnce = async (uri: string, signal: AbortSignal): Promise<Uint8Array> => {
