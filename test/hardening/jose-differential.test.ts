@@ -22,8 +22,8 @@ import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
 import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/verified-claims.ts";
 import { readConfig } from "../../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
-import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
+import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_ISSUER } from "../../support/harness.ts";
 import { FakeClock } from "../support/fake-clock.ts";
@@ -483,9 +483,7 @@ let nextId = 1;
  * (a token with a space is no one Bearer credential).
  */
 async function functionDecides(token: string): Promise<Decision> {
-  const result = await handler(
-    apiGatewayEvent("2.0", { token, body: `{"id":${nextId++},"name":"Fern"}` }),
-  );
+  const result = await handler(apiGatewayEvent("2.0", { token, body: `{"id":${nextId++},"name":"Fern"}` }));
   if (result.statusCode === 200) return "accept";
   // A kid the key set lacks (named, tampered or re-spelled): 401 for the token that fetched the key set
   // afresh, 503 for those inside the refetch window, which never closes on the frozen clock.
