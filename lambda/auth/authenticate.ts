@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock.ts";
 import { InvalidTokenError } from "../errors.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { decodeCompactJws } from "./compact-jws.ts";
@@ -29,9 +30,12 @@ export interface AuthenticatorOptions {
    * request needing a key fetches again.
    */
   prefetchKeys?: boolean;
-  /** Milliseconds since the epoch, for the key set's refetch window; tests move it instead of waiting. */
-  clock?: () => number;
-  /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches or end them. */
+  /**
+   * The time a token's exp and nbf are judged at, the key set's refetch window runs on and a key-set
+   * fetch times out by; tests move it instead of waiting.
+   */
+  clock?: Clock;
+  /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches. */
   fetcher?: KeySetFetcher;
 }
 
@@ -58,11 +62,12 @@ export const KEY_SET_REFETCH_INTERVAL_SECONDS = 10;
  * The key set lives as long as the function instance: nothing is kept per token, kid or claimed issuer.
  */
 export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorOptions = {}): Authenticate {
+  const clock = options.clock ?? systemClock;
   const keys = new IssuerKeyCache({
     jwksUrl: policy.jwksUrl,
-    fetcher: options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS),
+    fetcher: options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock),
     refetchIntervalSeconds: KEY_SET_REFETCH_INTERVAL_SECONDS,
-    clock: options.clock ?? Date.now,
+    clock,
   });
   if (options.prefetchKeys) keys.fetchKeySet().catch(reportFailedPrefetch);
 
@@ -79,7 +84,7 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
       throw new InvalidTokenError("the token is invalid: bad signature");
     }
 
-    checkVerifiedClaims(payload, policy, Date.now() / 1000);
+    checkVerifiedClaims(payload, policy, clock.now() / 1000);
     return {
       subject: typeof payload.sub === "string" ? payload.sub : "",
       clientId: typeof payload.client_id === "string" ? payload.client_id : undefined,

@@ -1,3 +1,4 @@
+import type { Clock } from "../clock.ts";
 import {
   type DependencyUnavailableError,
   IssuerUnavailableError,
@@ -16,8 +17,8 @@ export interface IssuerKeyCacheOptions {
   fetcher: KeySetFetcher;
   /** After a fetch that did not yield the key a token names, no fetch for this long. */
   refetchIntervalSeconds: number;
-  /** Milliseconds since the epoch; tests move it past the refetch interval instead of waiting. */
-  clock: () => number;
+  /** Tests move it past the refetch interval instead of waiting. */
+  clock: Clock;
 }
 
 const KEY_SET_NOT_FETCHED = "the token issuer's signing keys could not be fetched";
@@ -67,9 +68,8 @@ export class IssuerKeyCache {
    */
   async signingKey(kid: string, algorithm: JwsAlgorithm): Promise<SigningKey> {
     if (this.#keySet?.has(kid)) return this.#keySet.keyFor(kid, algorithm);
-    if (this.#options.clock() < this.#refetchAllowedAt) {
-      throw withoutStack(this.#heldBecause(this.#secondsUntilRefetch()));
-    }
+    const heldForSeconds = this.#secondsUntilRefetch();
+    if (heldForSeconds > 0) throw withoutStack(this.#heldBecause(heldForSeconds));
 
     let keySet: KeySet;
     try {
@@ -112,14 +112,15 @@ export class IssuerKeyCache {
 
   /** Opens the window once per fetch: the requests that shared the fetch do not extend it. */
   #holdRefetches(because: (retryAfterSeconds: number) => DependencyUnavailableError): void {
-    const now = this.#options.clock();
+    const now = this.#options.clock.now();
     if (now < this.#refetchAllowedAt) return;
     this.#refetchAllowedAt = now + this.#options.refetchIntervalSeconds * 1000;
     this.#heldBecause = because;
   }
 
+  /** Rounded up, so a window still open is never said to end in 0 s; 0 once it has closed. */
   #secondsUntilRefetch(): number {
-    return Math.max(1, Math.ceil((this.#refetchAllowedAt - this.#options.clock()) / 1000));
+    return Math.ceil(Math.max(0, this.#refetchAllowedAt - this.#options.clock.now()) / 1000);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Clock } from "../clock.ts";
 import { type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import { sendRequest } from "../transport/http-request.ts";
 
@@ -21,21 +22,18 @@ export class KeySetFetchError extends Error {
 
 /**
  * The key-set download, on node:http like the store's calls (see http-request.ts). As aws-jwt-verify's
- * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt ends when
- * `timeoutSignal(timeoutMs)` fires; tests pass a signal they abort instead of waiting.
+ * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt has
+ * `timeoutMs` on `clock` to answer; tests move a fake clock instead of waiting.
  */
-export function createJwksFetcher(
-  timeoutMs: number,
-  timeoutSignal: (ms: number) => AbortSignal = AbortSignal.timeout,
-): KeySetFetcher {
-  const fetchOnce = async (uri: string): Promise<Uint8Array> => {
+export function createJwksFetcher(timeoutMs: number, clock: Clock): KeySetFetcher {
+  const fetchOnce = async (uri: string, signal: AbortSignal): Promise<Uint8Array> => {
     let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
       answer = await sendRequest({
         method: "GET",
         url: new URL(uri),
         headers: { accept: "application/json" },
-        signal: timeoutSignal(timeoutMs),
+        signal,
       });
     } catch (error) {
       throw new KeySetFetchError(uri, error instanceof Error ? error.message : String(error), true);
@@ -45,12 +43,12 @@ export function createJwksFetcher(
     }
     return answer.body;
   };
-  return { fetch: (uri) => withRetries(ONE_IMMEDIATE_RETRY, () => fetchOnce(uri)) };
+  /** Once more at once after a network fault, never after an answer; the last failure is reported as it is. */
+  const oneImmediateRetry: RetryOptions = {
+    policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, attemptTimeoutMs: timeoutMs },
+    classify: (error) => (error instanceof KeySetFetchError && error.retryable ? "transient" : undefined),
+    giveUp: (exhausted) => exhausted.cause,
+    clock,
+  };
+  return { fetch: (uri) => withRetries(oneImmediateRetry, (signal) => fetchOnce(uri, signal)) };
 }
-
-/** Once more at once after a network fault, never after an answer; the last failure is reported as it is. */
-const ONE_IMMEDIATE_RETRY: RetryOptions = {
-  policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
-  classify: (error) => (error instanceof KeySetFetchError && error.retryable ? "transient" : undefined),
-  giveUp: (exhausted) => exhausted.cause,
-};

@@ -22,6 +22,7 @@ import {
 } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";
 import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { accessTokenClaims, base64url, segments } from "../support/forged-tokens.ts";
 
 const FLOOD = 20_000;
@@ -36,7 +37,8 @@ const collectGarbage = runInNewContext("gc") as () => void;
 let issuer: TokenIssuer;
 let jwks: JwksServer;
 let authenticate: Authenticate;
-let now = Date.parse("2026-11-23T12:00:00Z");
+/** Started at the time the tokens are minted, so that the one verified at the start is in its time window. */
+const clock = new FakeClock({ now: Date.now() });
 
 beforeAll(async () => {
   issuer = await createTokenIssuer(TEST_ISSUER, await generateSigningKey());
@@ -49,7 +51,7 @@ beforeAll(async () => {
       clientIds: [LOCAL_CLIENT_ID],
       requiredScope: DEFAULT_REQUIRED_SCOPE,
     },
-    { clock: () => now },
+    { clock },
   );
   await authenticate(`Bearer ${await issuer.mint()}`);
 });
@@ -104,7 +106,7 @@ test("20,000 distinct unknown kids, the key set refetched every 50: the heap sta
   const fetchesBefore = jwks.fetches();
   const growth = await heapGrowthOver((index) => {
     // Past the refetch window now and then, so that unknown kids keep making the key set refetch.
-    if (index % 50 === 0) now += KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
+    if (index % 50 === 0) clock.advance(KEY_SET_REFETCH_INTERVAL_SECONDS * 1000);
     return forged({ alg: "RS256", kid: `unknown-${index}` }, claims, signature);
   }, Error);
   expect(growth).toBeLessThan(HEAP_GROWTH_LIMIT_BYTES);

@@ -17,12 +17,16 @@ import {
 } from "node:crypto";
 import fc from "fast-check";
 import { createLocalJWKSet, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
 import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/verified-claims.ts";
+import { readConfig } from "../../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
+import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_ISSUER } from "../../support/harness.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { base64url, jwsSignature, pkcs1Encoding } from "../support/forged-tokens.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
 import { captureLogs, type LogCapture } from "../support/log-capture.ts";
@@ -456,6 +460,7 @@ async function joseDecides(token: string): Promise<Decision> {
       audience: AUDIENCE,
       algorithms: ALGORITHMS,
       clockTolerance: CLOCK_SKEW_SECONDS,
+      currentDate: new Date(NOW * 1000),
       requiredClaims: ["exp"],
     });
     if (payload.client_id !== LOCAL_CLIENT_ID) return "refuse";
@@ -469,6 +474,7 @@ async function joseDecides(token: string): Promise<Decision> {
 }
 
 let harness: Harness;
+let handler: Handler;
 let logs: LogCapture;
 let nextId = 1;
 
@@ -477,9 +483,7 @@ let nextId = 1;
  * (a token with a space is no one Bearer credential).
  */
 async function functionDecides(token: string): Promise<Decision> {
-  const result = await harness.handler(
-    apiGatewayEvent("2.0", { token, body: `{"id":${nextId++},"name":"Fern"}` }),
-  );
+  const result = await handler(apiGatewayEvent("2.0", { token, body: `{"id":${nextId++},"name":"Fern"}` }));
   if (result.statusCode === 200) return "accept";
   // A kid the key set lacks (named, tampered or re-spelled): 401 for the token that fetched the key set
   // afresh, 503 for those inside the refetch window, which never closes on the frozen clock.
@@ -557,13 +561,15 @@ const INTENDED_DIFFERENCES: IntendedDifference[] = [
 beforeAll(async () => {
   // The request lines, and the lines about the key set's left-out keys.
   logs = captureLogs();
-  vi.useFakeTimers({ toFake: ["Date"], now: NOW * 1000 });
   harness = await startHarness({ JWT_AUDIENCE: AUDIENCE });
   harness.jwks.setKeys({ keys: KEY_SET });
+  // The production wiring's handler, store and policy, with an authenticator on a clock held at NOW.
+  const clock = new FakeClock({ now: NOW * 1000 });
+  const authenticate = createAuthenticator(readConfig(harness.environment), { clock });
+  handler = createHandler({ ...harness.dependencies, authenticate });
 });
 
 afterAll(async () => {
-  vi.useRealTimers();
   logs.restore();
   await harness.close();
 });

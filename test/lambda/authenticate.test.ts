@@ -2,8 +2,8 @@
  * The issuer's key set as the authenticator fetches it, against a real loopback JWKS endpoint and
  * tokens signed by a real key: the issuer's faults answer 503 with Retry-After, never 401; a token
  * naming an unknown key refetches the key set at most once per window; the init-time prefetch.
- * A clock the test moves stands in for waiting out the 10 s refetch window, and timeout signals the
- * test aborts for waiting out the 1 s response timeout.
+ * The fake clock, started at the time the tokens are minted, stands in for waiting: the test moves it
+ * past the 10 s refetch window, and to an attempt's timer for its 1 s response timeout.
  */
 
 import type { JWK } from "jose";
@@ -31,6 +31,7 @@ import { TEST_ISSUER } from "../../support/harness.ts";
 import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { type JwksBehaviour, type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { accessTokenClaims, signToken } from "../support/forged-tokens.ts";
 import { captureLogs, silenceRequestLogs } from "../support/log-capture.ts";
 
@@ -40,8 +41,7 @@ let issuer: TokenIssuer;
 let attackerKey: JWK;
 let jwks: JwksServer | undefined;
 let nextId = 1;
-let now: number;
-const clock = () => now;
+let clock: FakeClock;
 
 beforeAll(async () => {
   issuer = await createTokenIssuer(TEST_ISSUER, await generateSigningKey());
@@ -49,7 +49,7 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  now = Date.parse("2026-11-23T12:00:00Z");
+  clock = new FakeClock({ now: Date.now() });
 });
 
 afterEach(async () => {
@@ -90,8 +90,8 @@ function unknownKeyToken(): Promise<string> {
 }
 
 /** The real fetcher, counting the fetches it is asked for (synchronously, when they start). */
-function countingFetcher(timeoutSignal?: (ms: number) => AbortSignal): KeySetFetcher & { started: number } {
-  const fetcher = createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, timeoutSignal);
+function countingFetcher(): KeySetFetcher & { started: number } {
+  const fetcher = createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock);
   const counting = {
     started: 0,
     fetch: (uri: string) => {
@@ -126,12 +126,12 @@ describe("an issuer answering 200 with something that is not a key set", () => {
         "the token issuer's key set was fetched but is not a key set this API can take",
       );
       for (let request = 0; request < 5; request++) expectUnavailable(await send(good), 10);
-      now += 4_000;
+      clock.advance(4_000);
       expectUnavailable(await send(good), 6);
       expect(server.fetches()).toBe(1);
 
       server.setBehaviour("serve");
-      now += 6_000;
+      clock.advance(6_000);
       expect((await send(good)).statusCode).toBe(200);
       expect(server.fetches()).toBe(2);
     },
@@ -143,7 +143,7 @@ describe("an issuer answering 200 with something that is not a key set", () => {
     const good = await issuer.mint();
     for (let request = 0; request < 5; request++) expect((await send(good)).statusCode).toBe(503);
     expect(server.fetches()).toBe(1);
-    now += WINDOW_MS;
+    clock.advance(WINDOW_MS);
     server.setBehaviour("serve");
     expect((await send(good)).statusCode).toBe(200);
   });
@@ -177,15 +177,15 @@ describe("a token naming a key not in the cached key set", () => {
 
     // Inside the window nobody can tell a rotated key from a bogus one without a fetch: 503.
     expectUnavailable(await send(await unknownKeyToken()), 10);
-    now += 2_500;
+    clock.advance(2_500);
     expectUnavailable(await send(await unknownKeyToken()), 8);
-    now += 7_400; // 100 ms left: Retry-After never says 0
+    clock.advance(7_400); // 100 ms left: Retry-After never says 0
     expectUnavailable(await send(await unknownKeyToken()), 1);
     expect(server.fetches()).toBe(2);
     // The keys already cached stay usable throughout.
     expect((await send(await issuer.mint())).statusCode).toBe(200);
 
-    now += 100;
+    clock.advance(100);
     expectErrorAnswer(await send(await unknownKeyToken()), 401);
     expect(server.fetches()).toBe(3);
   });
@@ -200,12 +200,12 @@ describe("a token naming a key not in the cached key set", () => {
     const rotated = await createTokenIssuer(TEST_ISSUER, await generateSigningKey());
     server.setKeys({ keys: [...issuer.jwks.keys, ...rotated.jwks.keys] });
     const tokenOfNewKey = await rotated.mint();
-    now += 3_000;
+    clock.advance(3_000);
     const held = await send(tokenOfNewKey);
     expectUnavailable(held, 7);
     expect(expectErrorAnswer(held).message).toMatch(/not among the issuer's keys as last fetched/);
 
-    now += 7_000;
+    clock.advance(7_000);
     expect((await send(tokenOfNewKey)).statusCode).toBe(200);
     expect(server.fetches()).toBe(3);
   });
@@ -215,7 +215,7 @@ describe("a token naming a key not in the cached key set", () => {
     const send = handlerFor(server);
     expectErrorAnswer(await send(await unknownKeyToken()), 401);
     server.setBehaviour("fail");
-    now += WINDOW_MS;
+    clock.advance(WINDOW_MS);
     const logs = captureLogs();
     try {
       expectUnavailable(await send(await unknownKeyToken()), 10);
@@ -291,22 +291,16 @@ describe("a key-set endpoint that never answers", () => {
   test("each attempt ends when its 1 s timeout fires; after one retry the request answers 503", async () => {
     silenceRequestLogs();
     const server = await startIssuer("hang");
-    const timeouts: { ms: number; controller: AbortController }[] = [];
-    const timeoutSignal = (ms: number) => {
-      const controller = new AbortController();
-      timeouts.push({ ms, controller });
-      return controller.signal;
-    };
-    const send = handlerFor(server, { fetcher: countingFetcher(timeoutSignal) });
+    const send = handlerFor(server, { fetcher: countingFetcher() });
     const answer = send(await issuer.mint());
 
     for (const attempt of [1, 2]) {
       await vi.waitFor(() => expect(server.fetches()).toBe(attempt));
-      expect(timeouts).toHaveLength(attempt);
-      timeouts[attempt - 1]?.controller.abort(new DOMException("timed out", "TimeoutError"));
+      expect(clock.pendingTimers()).toEqual([JWKS_RESPONSE_TIMEOUT_MS]);
+      clock.next();
     }
     expectUnavailable(await answer, KEY_SET_REFETCH_INTERVAL_SECONDS);
-    expect(timeouts.map(({ ms }) => ms)).toEqual([JWKS_RESPONSE_TIMEOUT_MS, JWKS_RESPONSE_TIMEOUT_MS]);
+    expect(clock.pendingTimers()).toEqual([]);
     expect(server.fetches()).toBe(2);
   });
 });

@@ -3,7 +3,8 @@
  * by real keys of every type: the compact form (strict base64url, JSON objects), the alg allow list and
  * how an alg must fit its key (type, curve, the key's own `alg`, `use`, `key_ops`), the signature's exact
  * length, the time window with its 5 s leeway, and the audience. Each failure is asserted as the caller
- * sees it: the status and the message of the answer.
+ * sees it: the status and the message of the answer. The authenticator's clock stands still, so that a
+ * claim at the edge of the leeway is judged at the second it was written for, however slow the machine.
  */
 import { constants, generateKeyPairSync, type JsonWebKey, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -13,6 +14,7 @@ import { ApiError } from "../../lambda/errors.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";
 import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import {
   accessTokenClaims,
   base64url,
@@ -28,6 +30,7 @@ const ED448_KID = "Ed448-no-alg";
 let keys: PublishedKey[];
 let jwks: JwksServer;
 let authenticate: Authenticate;
+const clock = new FakeClock({ now: Date.now() });
 
 function policy(overrides: Partial<TokenPolicy> = {}): TokenPolicy {
   return {
@@ -49,7 +52,7 @@ beforeAll(async () => {
     { ...keyOf("RSA-no-alg").publicJwk, kid: "RSA-RS384-only", alg: "RS384" },
   ];
   jwks = await startJwksServer({ keys: [...keys.map((key) => key.publicJwk), ...extra] });
-  authenticate = createAuthenticator(policy());
+  authenticate = createAuthenticator(policy(), { clock });
 });
 
 afterAll(async () => {
@@ -273,7 +276,7 @@ describe("the signature", () => {
   });
 
   test("a bad signature on an expired token says bad signature: claims are judged once it is verified", async () => {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(clock.now() / 1000);
     const expired = token("RSA-alg", "RS256", accessTokenClaims({ exp: now - 3600 }));
     expect(
       await answer(`${expired.slice(0, expired.lastIndexOf("."))}.${base64url(Buffer.alloc(256))}`),
@@ -284,7 +287,7 @@ describe("the signature", () => {
 
 describe("the time window and the audience", () => {
   test("exp and nbf are judged with 5 s of leeway either way", async () => {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(clock.now() / 1000);
     const at = (overrides: Record<string, unknown>) =>
       answer(token("RSA-alg", "RS256", claimsWith(overrides)));
     expect(await at({ exp: now - 3 })).toEqual([200, ""]);
