@@ -1,15 +1,26 @@
-import { createAuthenticator } from "./auth/authenticate.ts";
+import { createAuthenticator, JWKS_RESPONSE_TIMEOUT_MS } from "./auth/authenticate.ts";
+import { createJwksFetcher } from "./auth/jwks-fetcher.ts";
 import type { Config } from "./config.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
+import { createInvocationTracing } from "./tracing/invocation-tracing.ts";
 
 /**
  * The production wiring: the issuer's tokens and the DynamoDB table named by the configuration.
  * At init it starts, concurrently and without waiting, the two things a cold start's first request would
  * otherwise wait for one after the other: the issuer's key set and the store's TLS connection. Either
  * failing is harmless: the request path fetches or connects again and answers 503 if it cannot.
+ * Where Lambda names an X-Ray daemon (active tracing), the calls of sampled invocations are traced.
  */
 export function productionDependencies(config: Config): Dependencies {
+  const tracing =
+    config.xrayDaemonAddress === undefined
+      ? undefined
+      : createInvocationTracing({
+          daemonAddress: config.xrayDaemonAddress,
+          tableName: config.tableName,
+          region: config.region,
+        });
   const store = createDynamoDbPlantStore({
     tableName: config.tableName,
     region: config.region,
@@ -18,11 +29,16 @@ export function productionDependencies(config: Config): Dependencies {
     deadlineMs: config.storeDeadlineMs,
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     maxAttempts: config.storeMaxAttempts,
+    observeCall: tracing?.observeDynamoDbCall,
   });
   void store.prewarm();
   return {
     functionName: config.functionName,
-    authenticate: createAuthenticator(config, { prefetchKeys: true }),
+    authenticate: createAuthenticator(config, {
+      prefetchKeys: true,
+      fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, AbortSignal.timeout, tracing?.observeKeySetFetch),
+    }),
     store,
+    ...(tracing ? { traceInvocation: tracing.run } : {}),
   };
 }

@@ -4,6 +4,8 @@ import { RouteNotFoundError } from "../errors.ts";
 import { logRequest } from "../log.ts";
 import type { MetricCounts } from "../metrics.ts";
 import type { PlantStore } from "../store/plant-store.ts";
+import type { InvocationTracing } from "../tracing/invocation-tracing.ts";
+import { invocationTraceHeader } from "../tracing/trace-header.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
@@ -19,6 +21,8 @@ export interface Dependencies {
   store: PlantStore;
   /** The metrics' dimension value: the Lambda function's name. */
   functionName?: string;
+  /** Runs each invocation inside its X-Ray trace (lambda/tracing/); without it, nothing is traced. */
+  traceInvocation?: InvocationTracing["run"];
 }
 
 export type Handler = (
@@ -32,9 +36,18 @@ export type Handler = (
  * Gateway answers it before the function. It never throws: every failure becomes an Error body and one
  * log line, which carries the metrics.
  */
-export function createHandler({ authenticate, store, functionName = "local" }: Dependencies): Handler {
+export function createHandler({
+  authenticate,
+  store,
+  functionName = "local",
+  traceInvocation,
+}: Dependencies): Handler {
   let coldStart = true;
-  return async (event, context) => {
+  const respond = async (
+    event: ApiGatewayEvent,
+    context: Parameters<Handler>[1],
+    traceId: string | undefined,
+  ): Promise<ApiGatewayResult> => {
     const startedAt = performance.now();
     const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
     coldStart = false;
@@ -51,6 +64,7 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
       logRequest(
         {
           requestId: request.requestId,
+          traceId,
           status: 200,
           latencyMs: elapsed(startedAt),
           clientId,
@@ -67,6 +81,7 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
       logRequest(
         {
           requestId: request.requestId,
+          traceId,
           status: response.status,
           latencyMs: elapsed(startedAt),
           errorKind: kind,
@@ -79,6 +94,12 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
       );
       return toApiGatewayResult(response);
     }
+  };
+  return (event, context) => {
+    // Read as the invocation starts: Lambda sets it per invocation.
+    const trace = invocationTraceHeader();
+    const respondTraced = () => respond(event, context, trace?.root);
+    return traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
   };
 }
 

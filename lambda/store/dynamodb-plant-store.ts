@@ -38,7 +38,8 @@ export interface DynamoDbPlantStore extends PlantStore {
   prewarm(signal?: AbortSignal): Promise<void>;
 }
 
-const THROTTLING_TYPES = new Set([
+/** DynamoDB's throttling error types: retried, and flagged `throttle` in a trace (lambda/tracing/). */
+export const THROTTLING_TYPES = new Set([
   "ProvisionedThroughputExceededException",
   "ThrottlingException",
   "RequestLimitExceeded",
