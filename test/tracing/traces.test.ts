@@ -4,13 +4,16 @@
  * for the daemon. Whether nothing came is read with a marker: a sampled request sent after, on the same
  * socket, whose documents arrive after anything sent before them.
  */
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Handler } from "../../lambda/http/create-handler.ts";
 import { type HandlerFactory, loadHandlerFactory } from "../../local/bundled-handler.ts";
 import { LOCAL_REGION } from "../../local/dynamodb.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
+import { BUNDLE_PATH } from "../../tools/build-bundle.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { captureLogs, silenceRequestLogs } from "../support/log-capture.ts";
 import { type FakeXRayDaemon, type SegmentDocument, startFakeXRayDaemon } from "../support/xray-daemon.ts";
@@ -211,6 +214,40 @@ describe("an invocation X-Ray does not sample", () => {
     expect(arrived.filter((document) => document.trace_id === marker.root)).toHaveLength(1);
     expect(arrived.every((document) => document.namespace === "aws")).toBe(true);
     expect(arrived.filter((document) => document.trace_id === unsampled.root)).toEqual([]);
+  });
+});
+
+describe("the daemon's socket", () => {
+  it("never keeps the process alive: a process that sent subsegments ends by itself", async () => {
+    const trace = newTrace();
+    // The bundle in a process of its own, invoked once; it must end without being told to.
+    const script = [
+      `const { handlerFor } = await import(${JSON.stringify(pathToFileURL(BUNDLE_PATH).href)});`,
+      "const handler = handlerFor(process.env);",
+      "const result = await handler(JSON.parse(process.env.EVENT));",
+      "process.stderr.write(String(result.statusCode));",
+    ].join("\n");
+    const event = apiGatewayEvent("2.0", { token, body: JSON.stringify({ id: nextId++, name: "Fern" }) });
+    const stderr = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ["--input-type=module", "--eval", script],
+        {
+          // Ends a child that does not end by itself well before the test's timeout, failing the test.
+          timeout: 20_000,
+          env: {
+            ...harness.environment,
+            AWS_XRAY_DAEMON_ADDRESS: daemon.address,
+            _X_AMZN_TRACE_ID: trace.header,
+            EVENT: JSON.stringify(event),
+          },
+        },
+        (error, _stdout, errors) => (error ? reject(error) : resolve(errors)),
+      );
+    });
+    expect(stderr).toBe("200");
+    const documents = await daemon.received(trace.root, 2);
+    expect(documents.map((document) => document.namespace).sort()).toEqual(["aws", "remote"]);
   });
 });
 
