@@ -54,12 +54,16 @@ const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir
 const storeDescription = api.store.embedded
   ? `embedded DynamoDB (dynalite), data in ${dataDir}`
   : `DynamoDB at ${api.store.endpoint}`;
+const daemonAddress = process.env.AWS_XRAY_DAEMON_ADDRESS?.trim();
+const tracesLine = daemonAddress
+  ? `  traces: every request sampled, its subsegments sent to udp ${daemonAddress} (print them: npm run traces)\n`
+  : "";
 console.log(`Plant Store API at ${plantsUrl}
   store:  ${storeDescription}, table ${api.store.tableName}
   token:  ${tokenCommand}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
-  Ctrl-C stops it.`);
+${tracesLine}  Ctrl-C stops it.`);
 logRequest = console.log;
 for (const line of linesBeforeBanner) console.log(line);
