@@ -1,4 +1,4 @@
-import type { Socket } from "node:dgram";
+import type { Socket, SocketOptions } from "node:dgram";
 
 /** Where the X-Ray daemon listens for segment documents (UDP). */
 export interface DaemonAddress {
@@ -32,6 +32,17 @@ export interface DaemonClient {
 
 type Dgram = typeof import("node:dgram");
 
+/** A lookup that answers the address it is given (dgram asks even for an IP address). */
+function knownAddress(family: 4 | 6): SocketOptions["lookup"] {
+  return (host, _options, found) => found(null, host, family);
+}
+
+/** 4 or 6 for an IP address, undefined for a host name. */
+function ipFamily(host: string): 4 | 6 | undefined {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return 4;
+  return host.includes(":") ? 6 : undefined;
+}
+
 /**
  * Sends segment documents to the daemon over UDP. The socket is opened on the first send and never keeps
  * the process alive (unref); a send that fails, or a daemon that is not there, is ignored: a trace is
@@ -40,7 +51,12 @@ type Dgram = typeof import("node:dgram");
 export function createDaemonClient(address: DaemonAddress, dgram: Dgram): DaemonClient {
   let socket: Socket | undefined;
   const open = (): Socket => {
-    const opened = dgram.createSocket(address.host.includes(":") ? "udp6" : "udp4");
+    const family = ipFamily(address.host);
+    const opened = dgram.createSocket({
+      type: family === 6 ? "udp6" : "udp4",
+      // An IP address (Lambda's daemon has one) needs no lookup: the first send then does not load node:dns.
+      ...(family === undefined ? {} : { lookup: knownAddress(family) }),
+    });
     opened.on("error", () => undefined);
     opened.unref();
     return opened;
