@@ -69,7 +69,6 @@ export function createInvocationTracing(settings: TracingSettings): InvocationTr
   let init: InitContext | undefined = new InitContext();
 
   const contextOfCall = (): TraceContext | undefined => loaded?.storage.getStore() ?? init;
-  const now = () => Date.now();
 
   return {
     run(header, invocation) {
@@ -96,7 +95,7 @@ export function createInvocationTracing(settings: TracingSettings): InvocationTr
       const context = contextOfCall();
       if (!context) return undefined;
       const retries = context.countCall(operation) - 1;
-      const started = startClock(now);
+      const started = startClock();
       return (outcome) => {
         const times = started();
         context.send((trace) =>
@@ -116,7 +115,7 @@ export function createInvocationTracing(settings: TracingSettings): InvocationTr
     observeKeySetFetch(url) {
       const context = contextOfCall();
       if (!context) return undefined;
-      const started = startClock(now);
+      const started = startClock();
       return (outcome) => {
         const times = started();
         context.send((trace) => keySetFetchSubsegment(trace, { ...times, url, outcome }));
@@ -129,8 +128,8 @@ export function createInvocationTracing(settings: TracingSettings): InvocationTr
  * A call's start and end in milliseconds since the epoch: the start from the wall clock (the timeline
  * the function's segment is on), the duration from the monotonic one (sub-millisecond, never negative).
  */
-function startClock(now: () => number): () => CallTimes {
-  const startMs = now();
+function startClock(): () => CallTimes {
+  const startMs = Date.now();
   const startedAt = performance.now();
   return () => ({ startMs, endMs: startMs + (performance.now() - startedAt) });
 }
