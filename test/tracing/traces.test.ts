@@ -221,16 +221,24 @@ describe("an invocation X-Ray does not sample", () => {
 });
 
 describe("the daemon's socket", () => {
-  it("never keeps the process alive: a process that sent subsegments ends by itself", async () => {
-    const trace = newTrace();
-    // The bundle in a process of its own, invoked once; it must end without being told to.
+  it("is not opened, nor node:dgram loaded, before a sampled invocation, and never keeps the process alive", async () => {
+    const unsampled = newTrace(false);
+    const sampled = newTrace();
+    // The bundle in a process of its own, as Lambda runs it: an unsampled invocation, then a sampled one.
+    // The process must then end without being told to.
     const script = [
       `const { handlerFor } = await import(${JSON.stringify(pathToFileURL(BUNDLE_PATH).href)});`,
       "const handler = handlerFor(process.env);",
-      "const result = await handler(JSON.parse(process.env.EVENT));",
-      "process.stderr.write(String(result.statusCode));",
+      'const dgramLoaded = () => process.moduleLoadList.includes("NativeModule dgram");',
+      "process.env._X_AMZN_TRACE_ID = process.env.UNSAMPLED;",
+      "const first = await handler(JSON.parse(process.env.FIRST));",
+      "const loadedBeforeSampled = dgramLoaded();",
+      "process.env._X_AMZN_TRACE_ID = process.env.SAMPLED;",
+      "const second = await handler(JSON.parse(process.env.SECOND));",
+      "process.stderr.write(JSON.stringify({ statuses: [first.statusCode, second.statusCode], loadedBeforeSampled, loadedAfter: dgramLoaded() }));",
     ].join("\n");
-    const event = apiGatewayEvent("2.0", { token, body: JSON.stringify({ id: nextId++, name: "Fern" }) });
+    const event = () =>
+      apiGatewayEvent("2.0", { token, body: JSON.stringify({ id: nextId++, name: "Fern" }) });
     const stderr = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
@@ -241,16 +249,22 @@ describe("the daemon's socket", () => {
           env: {
             ...harness.environment,
             AWS_XRAY_DAEMON_ADDRESS: daemon.address,
-            _X_AMZN_TRACE_ID: trace.header,
-            EVENT: JSON.stringify(event),
+            UNSAMPLED: unsampled.header,
+            SAMPLED: sampled.header,
+            FIRST: JSON.stringify(event()),
+            SECOND: JSON.stringify(event()),
           },
         },
         (error, _stdout, errors) => (error ? reject(error) : resolve(errors)),
       );
     });
-    expect(stderr).toBe("200");
-    const documents = await daemon.received(trace.root, 2);
-    expect(documents.map((document) => document.namespace).sort()).toEqual(["aws", "remote"]);
+    expect(JSON.parse(stderr)).toEqual({
+      statuses: [200, 200],
+      loadedBeforeSampled: false,
+      loadedAfter: true,
+    });
+    const [document] = await daemon.received(sampled.root, 1);
+    expect(document).toMatchObject({ name: "DynamoDB", aws: { operation: "PutItem" } });
   });
 });
 
