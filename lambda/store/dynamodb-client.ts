@@ -69,6 +69,7 @@ export class TransientDynamoDbError extends Error {
 export interface DynamoDbAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** DynamoDB's `x-amzn-RequestId` header: the call's id, for its trace and for AWS support. */
   requestId?: string | undefined;
 }
 
