@@ -51,6 +51,8 @@ export interface PlantStoreConfig {
    * destroyed stack retained. `undefined` creates the table.
    */
   readonly existingTableName: string | undefined;
+  /** X-Ray active tracing on the function (the default); `-c tracing=false` turns it off. */
+  readonly tracing: boolean;
 }
 
 /** Every context option the app reads; any other plain key is refused as a typo (see refuseUnknownContextKeys). */
@@ -73,6 +75,7 @@ export const CONTEXT_KEYS = [
   "corsAllowOrigins",
   "alarmEmail",
   "tableName",
+  "tracing",
 ] as const;
 
 export const CONTEXT_DEFAULTS = {
@@ -179,6 +182,7 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
     corsAllowOrigins: corsAllowOrigins === undefined ? undefined : readOrigins(corsAllowOrigins),
     alarmEmail,
     existingTableName: readExistingTableName(readContext),
+    tracing: readBoolean(readContext, "tracing", true),
   };
 }
 
@@ -347,6 +351,15 @@ function isHostName(value: string): boolean {
     labels.length >= 2 &&
     labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))
   );
+}
+
+/** `true` or `false`: a string from `-c key=value`, possibly a boolean from cdk.json. */
+function readBoolean(readContext: ContextReader, key: string, defaultValue: boolean): boolean {
+  const value = readContext(key);
+  if (value === undefined) return defaultValue;
+  if (value === true || value === "true") return true;
+  if (value === false || value === "false") return false;
+  throw new ContextError(`Context "${key}" must be true or false, got ${JSON.stringify(value)}`);
 }
 
 function optionalString(readContext: ContextReader, key: string): string | undefined {

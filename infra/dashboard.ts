@@ -10,6 +10,7 @@ import {
   LogQueryVisualizationType,
   LogQueryWidget,
   Metric,
+  TextWidget,
 } from "aws-cdk-lib/aws-cloudwatch";
 import { Operation, type TableBase } from "aws-cdk-lib/aws-dynamodb";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
@@ -55,6 +56,7 @@ export class PlantStoreDashboard extends Construct {
         apiRow(props.api, props.alarms),
         functionRow(props.handler, props.handlerLogGroup),
         usageRow(props),
+        [tracesLink(region, props.handler)],
       ],
     });
 
@@ -148,6 +150,35 @@ function outcomeMetrics(handler: IFunction): IMetric[] {
         label: metricName,
       }),
   );
+}
+
+/** X-Ray's filter expression for the traces through the function's segment (lambda/tracing/ adds its calls). */
+export function functionTracesFilter(functionName: string): string {
+  return `service(id(name: "${functionName}", type: "AWS::Lambda::Function"))`;
+}
+
+/**
+ * The function's traces in the CloudWatch console, the last 3 hours; and how to reach one request's trace
+ * from its log line. The console reads its query in its own escaping: `*` and two hex digits per character.
+ */
+function tracesLink(region: string, handler: IFunction): TextWidget {
+  const consoleEscaped = (text: string) =>
+    text.replace(
+      /[^A-Za-z0-9._-]/g,
+      (character) => `*${character.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    );
+  const [before, after] = functionTracesFilter("\0").split("\0").map(consoleEscaped);
+  const tracesPage = `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#xray:traces`;
+  const query = `/query?~(query~(expression~'${before}${handler.functionName}${after}')~context~(timeRange~(delta~10800000)))`;
+  return new TextWidget({
+    markdown: [
+      `### Traces: [the function's requests in X-Ray](${tracesPage}${query})`,
+      `Filter: \`${functionTracesFilter(handler.functionName)}\`. ` +
+        `A request's log line carries its \`traceId\`: its trace is at \`${tracesPage}/<traceId>\`.`,
+    ].join("\n\n"),
+    width: 3 * WIDTH,
+    height: 3,
+  });
 }
 
 function graph(title: string, metrics: IMetric[]): GraphWidget {

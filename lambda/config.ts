@@ -25,6 +25,8 @@ export interface Config {
   storeMaxAttempts: number;
   /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
   functionName: string;
+  /** Where sampled invocations send their subsegments (Lambda sets it under active tracing); unset: nowhere. */
+  xrayDaemonAddress: string | undefined;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -125,5 +127,6 @@ export function readConfig(env: Environment): Config {
     ),
     storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
     functionName: functionName || "local",
+    xrayDaemonAddress: env.AWS_XRAY_DAEMON_ADDRESS?.trim() || undefined,
   };
 }

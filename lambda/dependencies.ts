@@ -1,7 +1,10 @@
-import { createAuthenticator } from "./auth/authenticate.ts";
+import { createAuthenticator, JWKS_RESPONSE_TIMEOUT_MS } from "./auth/authenticate.ts";
+import { createJwksFetcher } from "./auth/jwks-fetcher.ts";
+import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
+import { createInvocationTracing } from "./tracing/invocation-tracing.ts";
 
 /**
  * What the function starts at init, so that a cold start's first request does not wait for it. The
@@ -22,11 +25,20 @@ export const SHIPPED_LEVERS: ColdStartLevers = { prefetchKeys: true, prewarmStor
  * At init it starts, concurrently and without waiting, the two things a cold start's first request would
  * otherwise wait for one after the other: the issuer's key set and the store's TLS connection. Either
  * failing is harmless: the request path fetches or connects again and answers 503 if it cannot.
+ * Where Lambda names an X-Ray daemon (active tracing), the calls of sampled invocations are traced.
  */
 export function productionDependencies(
   config: Config,
   levers: ColdStartLevers = SHIPPED_LEVERS,
 ): Dependencies {
+  const tracing =
+    config.xrayDaemonAddress === undefined
+      ? undefined
+      : createInvocationTracing({
+          daemonAddress: config.xrayDaemonAddress,
+          tableName: config.tableName,
+          region: config.region,
+        });
   const store = createDynamoDbPlantStore({
     tableName: config.tableName,
     region: config.region,
@@ -35,11 +47,16 @@ export function productionDependencies(
     deadlineMs: config.storeDeadlineMs,
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     maxAttempts: config.storeMaxAttempts,
+    observeCall: tracing?.observeDynamoDbCall,
   });
   if (levers.prewarmStore) void store.prewarm();
   return {
     functionName: config.functionName,
-    authenticate: createAuthenticator(config, { prefetchKeys: levers.prefetchKeys }),
+    authenticate: createAuthenticator(config, {
+      prefetchKeys: levers.prefetchKeys,
+      fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, systemClock, tracing?.observeKeySetFetch),
+    }),
     store,
+    ...(tracing ? { traceInvocation: tracing.run } : {}),
   };
 }

@@ -2,6 +2,8 @@ import { embeddedMetrics, type MetricCounts } from "./metrics.ts";
 
 export interface RequestLogEntry {
   requestId: string;
+  /** The X-Ray trace id (Root of the invocation's trace header), when Lambda gives one: the way to its trace. */
+  traceId?: string | undefined;
   status: number;
   latencyMs: number;
   errorKind?: string;

@@ -36,6 +36,7 @@ import {
   oauthError,
   TOKEN_PATH,
 } from "./oauth-token-endpoint.ts";
+import { sampleEveryInvocation } from "./sampled-traces.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -107,7 +108,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
     const jwksUrl = `${url}${JWKS_PATH}`;
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
-    const invoke = handlerFor(handlerEnvironment(store, jwksUrl));
+    const environment = handlerEnvironment(store, jwksUrl);
+    const bundled = handlerFor(environment);
+    const invoke = environment.AWS_XRAY_DAEMON_ADDRESS ? sampleEveryInvocation(bundled) : bundled;
     handler.resolve(invoke);
     const localClient = await saveLocalClient(dataDir, { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` });
     client.resolve(localClient);

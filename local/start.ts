@@ -63,6 +63,10 @@ const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir
 const storeDescription = api.store.embedded
   ? `embedded DynamoDB (dynalite), data in ${dataDir}`
   : `DynamoDB at ${api.store.endpoint}`;
+const daemonAddress = process.env.AWS_XRAY_DAEMON_ADDRESS?.trim();
+const tracesLine = daemonAddress
+  ? `  traces: every request sampled, its subsegments sent to udp ${daemonAddress} (print them: npm run traces)\n`
+  : "";
 outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   store:  ${storeDescription}, table ${api.store.tableName}
   token:  ${tokenCommand}
@@ -70,7 +74,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
   cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}
-  Ctrl-C stops it.`);
+${tracesLine}  Ctrl-C stops it.`);
 
 /** Holds what is written to stdout until `releaseAfter(first)` prints `first`, then all it held. */
 function holdStdout(): { releaseAfter(first: string): void } {

@@ -20,14 +20,28 @@ export class KeySetFetchError extends Error {
   }
 }
 
+/** How one download ended, for an observer: the answer's status, or why none came; never the body. */
+export interface KeySetFetchOutcome {
+  status?: number;
+  failure?: unknown;
+}
+
+/** Called as a download starts; what it returns, if anything, is called once as it ends (lambda/tracing/). */
+export type KeySetFetchObserver = (url: string) => ((outcome: KeySetFetchOutcome) => void) | undefined;
+
 /**
  * The key-set download, on node:http like the store's calls (see http-request.ts). As aws-jwt-verify's
  * fetcher did: one immediate retry on a network fault, none on a non-200 answer. Each attempt has
  * `timeoutMs` on `clock` to answer; tests move a fake clock instead of waiting.
  */
-export function createJwksFetcher(timeoutMs: number, clock: Clock): KeySetFetcher {
+export function createJwksFetcher(
+  timeoutMs: number,
+  clock: Clock,
+  observeFetch?: KeySetFetchObserver,
+): KeySetFetcher {
   const fetchOnce = async (uri: string, signal: AbortSignal): Promise<Uint8Array> => {
     let answer: Awaited<ReturnType<typeof sendRequest>>;
+    const ended = observeFetch?.(uri);
     try {
       answer = await sendRequest({
         method: "GET",
@@ -36,8 +50,10 @@ export function createJwksFetcher(timeoutMs: number, clock: Clock): KeySetFetche
         signal,
       });
     } catch (error) {
+      ended?.({ failure: error });
       throw new KeySetFetchError(uri, error instanceof Error ? error.message : String(error), true);
     }
+    ended?.({ status: answer.status });
     if (answer.status !== 200) {
       throw new KeySetFetchError(uri, `status code is ${answer.status}, expected 200`, false);
     }

@@ -4,6 +4,8 @@ import { RouteNotFoundError } from "../errors.ts";
 import { logRequest } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
 import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
+import type { InvocationTracing } from "../tracing/invocation-tracing.ts";
+import { invocationTraceHeader } from "../tracing/trace-header.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
@@ -20,6 +22,8 @@ export interface Dependencies {
   store: PlantStore;
   /** The metrics' dimension value: the Lambda function's name. */
   functionName?: string;
+  /** Runs each invocation inside its X-Ray trace (lambda/tracing/); without it, nothing is traced. */
+  traceInvocation?: InvocationTracing["run"];
 }
 
 export type Handler = (
@@ -41,9 +45,18 @@ interface Ending {
  * Gateway answers it before the function. It never throws: every request, answered or failed, ends in
  * one answer and one log line carrying the metrics, both built once, after the request is over.
  */
-export function createHandler({ authenticate, store, functionName = "local" }: Dependencies): Handler {
+export function createHandler({
+  authenticate,
+  store,
+  functionName = "local",
+  traceInvocation,
+}: Dependencies): Handler {
   let coldStart = true;
-  return async (event, context) => {
+  const respond = async (
+    event: ApiGatewayEvent,
+    context: Parameters<Handler>[1],
+    traceId: string | undefined,
+  ): Promise<ApiGatewayResult> => {
     const startedAt = performance.now();
     const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
     coldStart = false;
@@ -70,6 +83,7 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
     logRequest(
       {
         requestId: request.requestId,
+        ...(traceId === undefined ? {} : { traceId }),
         status: ending.response.status,
         latencyMs: elapsed(startedAt),
         ...(ending.errorKind === undefined ? {} : { errorKind: ending.errorKind }),
@@ -81,6 +95,12 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
       metrics,
     );
     return toApiGatewayResult(ending.response);
+  };
+  return (event, context) => {
+    // Read as the invocation starts: Lambda sets it per invocation.
+    const trace = invocationTraceHeader();
+    const respondTraced = () => respond(event, context, trace?.root);
+    return traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
   };
 }
 

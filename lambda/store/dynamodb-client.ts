@@ -16,7 +16,26 @@ export interface DynamoDbIdentity {
 export interface DynamoDbClientSettings extends DynamoDbIdentity {
   /** e.g. `https://dynamodb.eu-west-1.amazonaws.com`, or a local endpoint. */
   endpoint: string;
+  /** Told of each call sent, as it starts and as it ends (the traces, lambda/tracing/). */
+  observeCall?: DynamoDbCallObserver | undefined;
 }
+
+/** How one call ended, for an observer: never its input or body. */
+export interface DynamoDbCallOutcome {
+  /** Undefined when no usable answer came. */
+  status?: number;
+  /** DynamoDB's `x-amzn-RequestId`. */
+  requestId?: string | undefined;
+  /** DynamoDB's error type, for a non-2xx answer. */
+  errorType?: string;
+  /** Why no usable answer came (a TransientDynamoDbError), or a failure to sign. */
+  failure?: unknown;
+}
+
+/** Called as a call starts; what it returns, if anything, is called once as the call ends. */
+export type DynamoDbCallObserver = (
+  operation: string,
+) => ((outcome: DynamoDbCallOutcome) => void) | undefined;
 
 /** DynamoDB answered, with an error: its `__type` (without the namespace) says what went wrong. */
 export class DynamoDbError extends Error {
@@ -50,6 +69,8 @@ export class TransientDynamoDbError extends Error {
 export interface DynamoDbAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** DynamoDB's `x-amzn-RequestId` header: the call's id, for its trace and for AWS support. */
+  requestId?: string | undefined;
 }
 
 export interface DynamoDbClient {
@@ -131,25 +152,54 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
         requestSent,
       });
     }
-    return { status: answer.status, body: decodeBody(operation, answer) };
+    const requestId = answer.headers["x-amzn-requestid"];
+    return {
+      status: answer.status,
+      body: decodeBody(operation, answer),
+      requestId: typeof requestId === "string" ? requestId : undefined,
+    };
   };
+  const observeCall = settings.observeCall;
+  const observedSend: typeof send = !observeCall
+    ? send
+    : async (operation, input, signal, onResend) => {
+        const ended = observeCall(operation);
+        if (!ended) return send(operation, input, signal, onResend);
+        try {
+          const answer = await send(operation, input, signal, onResend);
+          const { status, requestId } = answer;
+          ended({ status, requestId, ...(isSuccess(status) ? {} : { errorType: errorType(answer.body) }) });
+          return answer;
+        } catch (failure) {
+          ended({ failure });
+          throw failure;
+        }
+      };
 
   return {
-    send,
+    send: observedSend,
     async call(operation, input, signal, onResend) {
-      const { status, body } = await send(operation, input, signal, onResend);
-      if (status >= 200 && status < 300) return body;
-      const { __type, code } = body;
-      const type =
-        String(__type ?? code ?? "UnknownError")
-          .split("#")
-          .pop() || "UnknownError";
-      throw new DynamoDbError(type, status, body);
+      const { status, body } = await observedSend(operation, input, signal, onResend);
+      if (isSuccess(status)) return body;
+      throw new DynamoDbError(errorType(body), status, body);
     },
     async prewarm(signal) {
       await Promise.allSettled([openConnection(endpoint, signal), loadNodeCrypto()]);
     },
   };
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** The error type of a non-2xx answer's body (its `__type` without the namespace). */
+function errorType({ __type, code }: Record<string, unknown>): string {
+  return (
+    String(__type ?? code ?? "UnknownError")
+      .split("#")
+      .pop() || "UnknownError"
+  );
 }
 
 function decodeBody(operation: string, { status, body }: OutboundResponse): Record<string, unknown> {

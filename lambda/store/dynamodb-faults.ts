@@ -2,7 +2,8 @@
 import type { RetryReason } from "../retry/standard-retry.ts";
 import { DynamoDbError, TransientDynamoDbError } from "./dynamodb-client.ts";
 
-const THROTTLING_TYPES = new Set([
+/** DynamoDB's throttling error types: retried, and flagged `throttle` in a trace (lambda/tracing/). */
+export const THROTTLING_TYPES = new Set([
   "ProvisionedThroughputExceededException",
   "ThrottlingException",
   "RequestLimitExceeded",

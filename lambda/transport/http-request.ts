@@ -1,4 +1,4 @@
-import type { Agent, ClientRequest, IncomingMessage } from "node:http";
+import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import { type ConnectionsAhead, connectionsAhead } from "./connections-ahead.ts";
@@ -19,6 +19,7 @@ export interface OutboundRequest {
 
 export interface OutboundResponse {
   status: number;
+  headers: IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -102,7 +103,13 @@ function sendOnce(
           if (size > MAX_ANSWER_BYTES) incoming.destroy(new Error(`answer over ${MAX_ANSWER_BYTES} bytes`));
           else chunks.push(chunk);
         });
-        incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        incoming.on("end", () =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
         incoming.on("error", (error) => reject(new NoAnswerError(true, error)));
       },
     );

@@ -50,16 +50,21 @@ describe("the bundle", () => {
     expect(inputs.filter((input) => !input.startsWith("lambda/"))).toEqual([]);
     expect(inputs.filter((input) => /^lambda\/.*\.test\./.test(input))).toEqual([]);
 
-    // Its only imports are Node's HTTP clients and node:crypto (SigV4, and the token's signature), all
-    // loaded on first use (test/infra/bundling.test.ts checks that importing the bundle loads no
-    // node:crypto): no AWS SDK, no jose, no ajv runtime.
+    // Its only imports are Node's HTTP clients, node:crypto (SigV4, and the token's signature) and, for the
+    // traces of sampled requests, node:async_hooks and node:dgram, all loaded on first use
+    // (test/infra/bundling.test.ts checks that importing the bundle loads no node:crypto): no AWS SDK, no
+    // jose, no ajv runtime, no tracing SDK.
     const imports = Object.values(metafile.outputs).flatMap((output) => output.imports);
     expect([...new Set(imports.map(({ path, kind }) => `${kind} ${path}`))].sort()).toEqual([
+      "dynamic-import node:async_hooks",
       "dynamic-import node:crypto",
+      "dynamic-import node:dgram",
       "dynamic-import node:http",
       "dynamic-import node:https",
     ]);
-    expect(code).not.toMatch(/@aws-sdk|require\(["']https?["']\)|ajv\/dist\/runtime|from"jose"/);
+    expect(code).not.toMatch(
+      /@aws-sdk|aws-xray-sdk|@opentelemetry|require\(["']https?["']\)|ajv\/dist\/runtime|from"jose"/,
+    );
     // The AWS SDK alone is ~500 KB; the function is a few tens of KB.
     expect(code.length).toBeLessThan(100 * 1024);
   });

@@ -26,7 +26,19 @@ describe("readPlantStoreConfig", () => {
       corsAllowOrigins: undefined,
       alarmEmail: undefined,
       existingTableName: undefined,
+      tracing: true,
     });
+  });
+
+  it("reads tracing as true or false, from -c or cdk.json, and refuses anything else", () => {
+    expect(readPlantStoreConfig(contextOf({ tracing: "false" })).tracing).toBe(false);
+    expect(readPlantStoreConfig(contextOf({ tracing: false })).tracing).toBe(false);
+    expect(readPlantStoreConfig(contextOf({ tracing: "true" })).tracing).toBe(true);
+    for (const value of ["off", "0", "False", ""]) {
+      expect(() => readPlantStoreConfig(contextOf({ tracing: value }))).toThrow(
+        /"tracing" must be true or false/,
+      );
+    }
   });
 
   it("accepts numbers as strings (from -c) and as numbers (from cdk.json)", () => {

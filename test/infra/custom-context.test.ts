@@ -33,6 +33,7 @@ const { template, nagFindings } = synthesizePlantStore({
   deployment: "all-at-once",
   domainName: "plants.example.com",
   certificateArn: CERTIFICATE_ARN,
+  tracing: "false",
 });
 
 describe("with a bring-your-own issuer", () => {
@@ -102,6 +103,13 @@ describe("with sizing and limits from context", () => {
         AllowHeaders: ["authorization", "content-type"],
       },
     });
+  });
+});
+
+describe("with tracing=false", () => {
+  it("leaves X-Ray tracing off: no active tracing, no X-Ray permission", () => {
+    expect(onlyResource(template, "AWS::Lambda::Function")).not.toHaveProperty("TracingConfig");
+    expect(JSON.stringify(onlyResource(template, "AWS::IAM::Policy"))).not.toContain("xray:");
   });
 });
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
-import { INIT_DURATION_QUERY } from "../../infra/dashboard.ts";
+import { functionTracesFilter, INIT_DURATION_QUERY } from "../../infra/dashboard.ts";
 import { FUNCTION_TIMEOUT, STORE_DEADLINE } from "../../infra/plant-store-stack.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { readConfig } from "../../lambda/config.ts";
@@ -101,6 +101,10 @@ describe("the handler function", () => {
     expect(() => readConfig(deployedHandlerEnvironment(template))).not.toThrow();
   });
 
+  it("records X-Ray traces of its sampled invocations (active tracing)", () => {
+    expect(handler.TracingConfig).toEqual({ Mode: "Active" });
+  });
+
   it("is bundled as minified ESM with an external source map without sources", () => {
     const bundle = readFileSync(join(handlerAssetDirectory, "index.mjs"), "utf8");
     expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}/);
@@ -119,7 +123,7 @@ describe("the handler's permissions", () => {
   const policy = onlyResource(template, "AWS::IAM::Policy");
   const statements = (policy.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
 
-  it("are exactly PutItem and GetItem on the table, and writing to its log group", () => {
+  it("are exactly PutItem and GetItem on the table, writing to its log group, and sending traces", () => {
     expect(statements).toEqual([
       {
         Effect: "Allow",
@@ -131,11 +135,14 @@ describe("the handler's permissions", () => {
         Action: ["dynamodb:GetItem", "dynamodb:PutItem"],
         Resource: { "Fn::GetAtt": [expect.stringMatching(/^PlantsTable/), "Arn"] },
       },
+      // X-Ray grants these on no narrower resource (acknowledged for cdk-nag).
+      { Effect: "Allow", Action: ["xray:PutTelemetryRecords", "xray:PutTraceSegments"], Resource: "*" },
     ]);
   });
 
-  it("hold no wildcard and no managed policy", () => {
-    expect(JSON.stringify(statements)).not.toContain("*");
+  it("hold no other wildcard and no managed policy", () => {
+    const untraced = statements.filter((statement) => !JSON.stringify(statement.Action).includes("xray:"));
+    expect(JSON.stringify(untraced)).not.toContain("*");
     expect(role.ManagedPolicyArns).toBeUndefined();
     expect(role.Policies).toBeUndefined();
     template.hasResourceProperties("AWS::IAM::Role", {
@@ -527,6 +534,15 @@ describe("the dashboard", () => {
     expect(logWidgets[0]?.properties.query).toBe(`SOURCE 'ref:${handlerLogGroup}' | ${INIT_DURATION_QUERY}`);
     expect(INIT_DURATION_QUERY).toMatch(/filter type = "platform\.report"/);
     expect(INIT_DURATION_QUERY).toMatch(/pct\(record\.metrics\.initDurationMs, 99\)/);
+  });
+
+  it("links to the function's traces in the X-Ray console", () => {
+    const text = widgets.find((widget) => widget.type === "text")?.properties.markdown as string;
+    const functionName = `ref:${handlerRef.Ref}`;
+    expect(text).toContain(
+      `#xray:traces/query?~(query~(expression~'service*28id*28name*3a*20*22${functionName}*22*2c*20type*3a*20*22AWS*3a*3aLambda*3a*3aFunction*22*29*29')`,
+    );
+    expect(text).toContain(functionTracesFilter(functionName));
   });
 
   it("shows the state of every alarm", () => {
