@@ -25,6 +25,8 @@ export interface Config {
   storeMaxAttempts: number;
   /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
   functionName: string;
+  /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST" elsewhere: `Fault`'s version. */
+  functionVersion: string;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -125,5 +127,6 @@ export function readConfig(env: Environment): Config {
     ),
     storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
     functionName: functionName || "local",
+    functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION?.trim() || "$LATEST",
   };
 }

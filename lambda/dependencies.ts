@@ -22,6 +22,7 @@ export function productionDependencies(config: Config): Dependencies {
   void store.prewarm();
   return {
     functionName: config.functionName,
+    functionVersion: config.functionVersion,
     authenticate: createAuthenticator(config, { prefetchKeys: true }),
     store,
   };

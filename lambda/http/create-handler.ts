@@ -19,6 +19,8 @@ export interface Dependencies {
   store: PlantStore;
   /** The metrics' dimension value: the Lambda function's name. */
   functionName?: string;
+  /** The version that answers, the `Fault` metric's second dimension (AWS_LAMBDA_FUNCTION_VERSION). */
+  functionVersion?: string;
 }
 
 export type Handler = (
@@ -32,7 +34,13 @@ export type Handler = (
  * Gateway answers it before the function. It never throws: every failure becomes an Error body and one
  * log line, which carries the metrics.
  */
-export function createHandler({ authenticate, store, functionName = "local" }: Dependencies): Handler {
+export function createHandler({
+  authenticate,
+  store,
+  functionName = "local",
+  functionVersion = "$LATEST",
+}: Dependencies): Handler {
+  const source = { functionName, functionVersion };
   let coldStart = true;
   return async (event, context) => {
     const startedAt = performance.now();
@@ -56,7 +64,7 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
           clientId,
           plantId: operation.plantId,
         },
-        functionName,
+        source,
         metrics,
       );
       return toApiGatewayResult({ status: 200, body });
@@ -74,7 +82,7 @@ export function createHandler({ authenticate, store, functionName = "local" }: D
           ...(operation.plantId === undefined ? {} : { plantId: operation.plantId }),
           ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
         },
-        functionName,
+        source,
         metrics,
       );
       return toApiGatewayResult(response);
