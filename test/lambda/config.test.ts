@@ -75,7 +75,8 @@ describe("readConfig", () => {
     );
     expect(readConfig({ ...deployed, JWT_CLIENT_IDS: "client-a" }).functionName).toBe("PlantStore-Handler");
     expect(
-      readConfig({ ...deployed, JWT_CLIENT_IDS: "client-a", AWS_LAMBDA_FUNCTION_VERSION: "7" }).functionVersion,
+      readConfig({ ...deployed, JWT_CLIENT_IDS: "client-a", AWS_LAMBDA_FUNCTION_VERSION: "7" })
+        .functionVersion,
     ).toBe("7");
     expect(readConfig({ ...deployed, JWT_AUDIENCE: "api://plants" }).audiences).toEqual(["api://plants"]);
   });
