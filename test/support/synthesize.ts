@@ -86,6 +86,17 @@ export function onlyLogicalId(template: Template, type: string): string {
   return ids[0];
 }
 
+/** The policy attached to the role with logical id `roleId`; fails when there is none or several. */
+export function policyOfRole(template: Template, roleId: string): Record<string, unknown> {
+  const policies = Object.values(template.findResources("AWS::IAM::Policy") as Resources).filter(
+    ({ Properties }) => JSON.stringify(Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+  );
+  if (policies.length !== 1 || policies[0] === undefined) {
+    throw new Error(`Expected one policy of ${roleId}, found ${policies.length}`);
+  }
+  return policies[0].Properties;
+}
+
 /** What a reference in the handler's environment resolves to at deploy, when not an https URL. */
 const RESOLVED_AT_DEPLOY: Record<string, string> = {
   TABLE_NAME: "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F",
