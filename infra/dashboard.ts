@@ -92,7 +92,10 @@ function coldStartsWidget(handler: IFunction, handlerLogGroup: ILogGroup): IWidg
   const queryName = `${stack.stackName}/${INIT_DURATION_QUERY_NAME}`;
   new QueryDefinition(stack, "InitDurationQuery", {
     queryDefinitionName: queryName,
-    queryString: new QueryString({ filterStatements: [INIT_DURATION_FILTER], statsStatements: [INIT_DURATION_STATS] }),
+    queryString: new QueryString({
+      filterStatements: [INIT_DURATION_FILTER],
+      statsStatements: [INIT_DURATION_STATS],
+    }),
     logGroups: [handlerLogGroup],
   });
   return graph(`Cold starts (init durations: Logs Insights, saved query ${queryName})`, [
