@@ -22,7 +22,7 @@ function watchedMetrics(alarm: TemplateResource): { Name: string; Value: unknown
     .map((query) => query.MetricStat?.Metric.Dimensions ?? []);
 }
 
-const mentionsVersion = (value: unknown): boolean => JSON.stringify(value).includes('"Version"]');
+const mentionsVersion = (value: unknown): boolean => (JSON.stringify(value) ?? "").includes('"Version"]');
 
 export const rollbackAlarms: DeployRule = {
   id: "PlantStore-RollbackAlarmsPerVersion",

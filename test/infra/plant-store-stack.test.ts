@@ -16,7 +16,7 @@ import {
   synthesizePlantStore,
 } from "../support/synthesize.ts";
 
-const { template, nagFindings, handlerAssetDirectory } = synthesizePlantStore();
+const { template, nagFindings, ruleFindings, handlerAssetDirectory } = synthesizePlantStore();
 
 const tableRef = { Ref: Match.stringLikeRegexp("^PlantsTable") };
 const userPoolRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPool[0-9A-F]+$") };
@@ -637,5 +637,11 @@ describe("the dashboard", () => {
 describe("cdk-nag AwsSolutions", () => {
   it("reports no unacknowledged error or warning", () => {
     expect(nagFindings).toEqual([]);
+  });
+});
+
+describe("the deploy-time rules (infra/rules/)", () => {
+  it("report no finding", () => {
+    expect(ruleFindings).toEqual([]);
   });
 });
