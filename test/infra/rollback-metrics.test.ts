@@ -37,6 +37,8 @@ import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dyna
 import { accessTokenClaims, signToken } from "../support/forged-tokens.ts";
 
 const execFileAsync = promisify(execFile);
+/** A fresh Node process importing the bundle and invoking it: seconds, more on a busy machine. */
+const INVOCATIONS_TIMEOUT_MS = 120_000;
 
 const FUNCTION_NAME = "PlantStore-Handler";
 const NEW_VERSION = "7";
@@ -177,60 +179,80 @@ async function createEvents(count: number, token: () => Promise<string>): Promis
 }
 
 describe("the rollback alarms' metrics, from the bundle run as Lambda runs the new version", () => {
-  it("stay at zero for a burst of tokens naming random keys", async () => {
-    const forged = await createEvents(30, () =>
-      signToken(signingKey, accessTokenClaims(), { kid: randomUUID() }),
-    );
-    const invocations = await invokeAsLambda(lambdaEnvironment(), forged);
-    expect(new Set(invocations.outcomes)).not.toContain(200);
-    for (const outcome of invocations.outcomes) expect([401, 503]).toContain(outcome);
-    expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
-  });
+  it(
+    "stay at zero for a burst of tokens naming random keys",
+    async () => {
+      const forged = await createEvents(30, () =>
+        signToken(signingKey, accessTokenClaims(), { kid: randomUUID() }),
+      );
+      const invocations = await invokeAsLambda(lambdaEnvironment(), forged);
+      expect(new Set(invocations.outcomes)).not.toContain(200);
+      for (const outcome of invocations.outcomes) expect([401, 503]).toContain(outcome);
+      expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
+    },
+    INVOCATIONS_TIMEOUT_MS,
+  );
 
-  it("stay at zero while the issuer's key set cannot be fetched", async () => {
-    jwks.setBehaviour("fail");
-    try {
+  it(
+    "stay at zero while the issuer's key set cannot be fetched",
+    async () => {
+      jwks.setBehaviour("fail");
+      try {
+        const invocations = await invokeAsLambda(
+          lambdaEnvironment(),
+          await createEvents(5, () => issuer.mint()),
+        );
+        expect(invocations.outcomes).toEqual([503, 503, 503, 503, 503]);
+        expect(invocations.metrics[`PlantStore/IssuerUnavailable/FunctionName=${FUNCTION_NAME}`]).toBe(5);
+        expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
+      } finally {
+        jwks.setBehaviour("serve");
+      }
+    },
+    INVOCATIONS_TIMEOUT_MS,
+  );
+
+  it(
+    "stay at zero while the store throttles every call",
+    async () => {
       const invocations = await invokeAsLambda(
-        lambdaEnvironment(),
+        lambdaEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: throttling.url }),
         await createEvents(5, () => issuer.mint()),
       );
       expect(invocations.outcomes).toEqual([503, 503, 503, 503, 503]);
-      expect(invocations.metrics[`PlantStore/IssuerUnavailable/FunctionName=${FUNCTION_NAME}`]).toBe(5);
+      expect(invocations.metrics[`PlantStore/StoreUnavailable/FunctionName=${FUNCTION_NAME}`]).toBe(5);
       expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
-    } finally {
-      jwks.setBehaviour("serve");
-    }
-  });
+    },
+    INVOCATIONS_TIMEOUT_MS,
+  );
 
-  it("stay at zero while the store throttles every call", async () => {
-    const invocations = await invokeAsLambda(
-      lambdaEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: throttling.url }),
-      await createEvents(5, () => issuer.mint()),
-    );
-    expect(invocations.outcomes).toEqual([503, 503, 503, 503, 503]);
-    expect(invocations.metrics[`PlantStore/StoreUnavailable/FunctionName=${FUNCTION_NAME}`]).toBe(5);
-    expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
-  });
+  it(
+    "stay at zero for the caller's mistakes (4xx)",
+    async () => {
+      const token = await issuer.mint();
+      const invocations = await invokeAsLambda(lambdaEnvironment(), [
+        apiGatewayEvent("2.0", { token, body: '{"id": 1}' }),
+        apiGatewayEvent("2.0", { body: plant() }),
+        apiGatewayEvent("2.0", { token, body: plant(), headers: { "content-type": "text/plain" } }),
+      ]);
+      expect(invocations.outcomes).toEqual([400, 401, 415]);
+      expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
+    },
+    INVOCATIONS_TIMEOUT_MS,
+  );
 
-  it("stay at zero for the caller's mistakes (4xx)", async () => {
-    const token = await issuer.mint();
-    const invocations = await invokeAsLambda(lambdaEnvironment(), [
-      apiGatewayEvent("2.0", { token, body: '{"id": 1}' }),
-      apiGatewayEvent("2.0", { body: plant() }),
-      apiGatewayEvent("2.0", { token, body: plant(), headers: { "content-type": "text/plain" } }),
-    ]);
-    expect(invocations.outcomes).toEqual([400, 401, 415]);
-    expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 0, newVersionErrors: 0 });
-  });
-
-  it("count a 500 the new version answers, under its version, when the store refuses its request as malformed", async () => {
-    const invocations = await invokeAsLambda(
-      lambdaEnvironment({ TABLE_NAME: STRING_KEYED }),
-      await createEvents(2, () => issuer.mint()),
-    );
-    expect(invocations.outcomes).toEqual([500, 500]);
-    expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 2, newVersionErrors: 0 });
-    // The operator's count, over every version, moves too.
-    expect(invocations.metrics[`PlantStore/Fault/FunctionName=${FUNCTION_NAME}`]).toBe(2);
-  });
+  it(
+    "count a 500 the new version answers, under its version, when the store refuses its request as malformed",
+    async () => {
+      const invocations = await invokeAsLambda(
+        lambdaEnvironment({ TABLE_NAME: STRING_KEYED }),
+        await createEvents(2, () => issuer.mint()),
+      );
+      expect(invocations.outcomes).toEqual([500, 500]);
+      expect(rollbackMetrics(invocations)).toEqual({ newVersionFaults: 2, newVersionErrors: 0 });
+      // The operator's count, over every version, moves too.
+      expect(invocations.metrics[`PlantStore/Fault/FunctionName=${FUNCTION_NAME}`]).toBe(2);
+    },
+    INVOCATIONS_TIMEOUT_MS,
+  );
 });
