@@ -124,7 +124,7 @@ function addMachineClient(userPool: UserPool): UserPoolClient {
  * unlike the account id, reveals nothing. Cognito forbids "aws", "amazon" and "cognito" in prefixes: they
  * are removed until none is left (infra/rules/cognito-domain-prefix.ts checks the result at synth).
  */
-export function derivedDomainPrefix(scope: Construct): string {
+function derivedDomainPrefix(scope: Construct): string {
   const stackNamePart = stackNamePrefixPart(Stack.of(scope).stackName);
   const stackUuid = Fn.select(2, Fn.split("/", Stack.of(scope).stackId));
   const stackUuidFirstBlock = Fn.select(0, Fn.split("-", stackUuid));

@@ -238,7 +238,7 @@ describe("cdk synth", () => {
         const table = stack.node.findAll().find((child) => child instanceof CfnTable);
         table?.applyRemovalPolicy(RemovalPolicy.RETAIN);
         expect(() => app.synth()).toThrow(
-          /ERROR DeletionPolicy is Retain\. [^]*PlantStore\/PlantsTable[^]*Suggested fix: give the table removalPolicy: RemovalPolicy\.RETAIN_ON_UPDATE_OR_DELETE[^]*PlantStore-TableRetainExceptOnCreate/,
+          /ERROR DeletionPolicy is Retain\. [\s\S]*PlantStore\/PlantsTable[\s\S]*Suggested fix: give the table removalPolicy: RemovalPolicy\.RETAIN_ON_UPDATE_OR_DELETE[\s\S]*PlantStore-TableRetainExceptOnCreate/,
         );
       } finally {
         rmSync(outdir, { recursive: true, force: true });
@@ -262,7 +262,7 @@ describe("cdk synth", () => {
         });
         Validations.of(app).addPlugins(new DeployRulesPlugin());
         expect(() => app.synth()).toThrow(
-          /ERROR the certificate is in eu-west-1, the stack deploys to us-east-1\.[^]*PlantStore-CertificateRegion/,
+          /ERROR the certificate is in eu-west-1, the stack deploys to us-east-1\.[\s\S]*PlantStore-CertificateRegion/,
         );
       } finally {
         rmSync(outdir, { recursive: true, force: true });

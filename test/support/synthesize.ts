@@ -58,7 +58,12 @@ function synthesizeInto(outdir: string, context: Record<string, string>): Synthe
   if (assetDirectories.length !== 1 || assetDirectories[0] === undefined) {
     throw new Error(`Expected one asset (the handler bundle), found ${assetDirectories.join(", ")}`);
   }
-  return { template, nagFindings, ruleFindings, handlerAssetDirectory: join(assembly.directory, assetDirectories[0]) };
+  return {
+    template,
+    nagFindings,
+    ruleFindings,
+    handlerAssetDirectory: join(assembly.directory, assetDirectories[0]),
+  };
 }
 
 /**
