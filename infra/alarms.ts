@@ -62,17 +62,19 @@ export class PlantStoreAlarms extends Construct {
     super(scope, id);
     const { api, handler, liveAlias, table } = props;
     const functionMetric = (metricName: MetricName) => businessMetric(handler, metricName);
+    // The version this deploy publishes and CodeDeploy shifts `live` to.
+    const newVersion = liveAlias.version.version;
 
     this.rollbackAlarms = [
       this.newVersionAlarm(
         "NewVersionFaults",
-        liveAlias.version.version,
+        newVersion,
         new Metric({
           namespace: METRICS_NAMESPACE,
           metricName: FAULT_METRIC,
           dimensionsMap: {
             [METRICS_DIMENSION]: handler.functionName,
-            [METRICS_VERSION_DIMENSION]: liveAlias.version.version,
+            [METRICS_VERSION_DIMENSION]: newVersion,
           },
           statistic: "Sum",
           period: PERIOD,
@@ -81,7 +83,7 @@ export class PlantStoreAlarms extends Construct {
       ),
       this.newVersionAlarm(
         "NewVersionErrors",
-        liveAlias.version.version,
+        newVersion,
         newVersionErrors(handler, liveAlias),
         "The new version crashed or timed out (Lambda Errors of the live alias's new version)",
       ),
