@@ -8,20 +8,19 @@ import {
 /** The dimensions that pin a metric to one published version: the handler's and Lambda's. */
 export const VERSION_DIMENSIONS = ["FunctionVersion", "ExecutedVersion"] as const;
 
-/** Every metric an alarm watches, with its dimension names and values. */
-function watchedMetrics(alarm: TemplateResource): { Name: string; Value: unknown }[][] {
+type Dimensions = { Name: string; Value: unknown }[];
+
+/** The dimensions of every metric an alarm watches: its one metric's, or each of a math expression's. */
+function watchedMetrics(alarm: TemplateResource): Dimensions[] {
   const properties = alarm.Properties ?? {};
-  if (properties.MetricName !== undefined)
-    return [(properties.Dimensions ?? []) as { Name: string; Value: unknown }[]];
-  return (
-    (properties.Metrics ?? []) as {
-      MetricStat?: { Metric: { Dimensions?: { Name: string; Value: unknown }[] } };
-    }[]
-  )
-    .filter((query) => query.MetricStat !== undefined)
-    .map((query) => query.MetricStat?.Metric.Dimensions ?? []);
+  if (properties.MetricName !== undefined) return [(properties.Dimensions ?? []) as Dimensions];
+  const queries = (properties.Metrics ?? []) as { MetricStat?: { Metric: { Dimensions?: Dimensions } } }[];
+  return queries.flatMap((query) =>
+    query.MetricStat === undefined ? [] : [query.MetricStat.Metric.Dimensions ?? []],
+  );
 }
 
+/** Whether `value` holds the number of the version this deploy publishes: `Fn::GetAtt [<version>, Version]`. */
 const mentionsVersion = (value: unknown): boolean => (JSON.stringify(value) ?? "").includes('"Version"]');
 
 export const rollbackAlarms: DeployRule = {
