@@ -2,7 +2,7 @@
  * The function's business metrics, written as CloudWatch Embedded Metric Format inside the request's own
  * log line: CloudWatch extracts them from the log, so they cost no call and no import at cold start.
  * One dimension, the function's name: one value per deployment, never a client or plant id (every
- * distinct dimension value is a billed metric).
+ * distinct dimension value is a billed metric); `Fault` alone has a second, the version.
  */
 export const METRICS_NAMESPACE = "PlantStore";
 export const METRICS_DIMENSION = "FunctionName";
