@@ -1,63 +1,136 @@
-import { Duration } from "aws-cdk-lib";
+import { Duration, Stack } from "aws-cdk-lib";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
   Alarm,
   ComparisonOperator,
   type IMetric,
   MathExpression,
+  Metric,
   TreatMissingData,
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Operation, type TableBase } from "aws-cdk-lib/aws-dynamodb";
+import { PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { Alias, IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { Construct } from "constructs";
 import { describeRoutes } from "../lambda/http/routes.ts";
+import {
+  FAULT_METRIC,
+  METRICS_DIMENSION,
+  METRICS_NAMESPACE,
+  METRICS_VERSION_DIMENSION,
+  type MetricName,
+} from "../lambda/metrics.ts";
 
 export interface PlantStoreAlarmsProps {
   readonly api: HttpApi;
   readonly handler: IFunction;
-  /** The alias the API invokes; its errors are counted for the version it currently points to. */
+  /** The alias the API invokes; the rollback alarms watch the version this deploy points it to. */
   readonly liveAlias: Alias;
   readonly table: TableBase;
-  /** Subscribed to an SNS topic that every alarm notifies; no topic without it. */
+  /** Subscribed to an SNS topic that every operator alarm notifies; no topic without it. */
   readonly alarmEmail: string | undefined;
 }
 
 const PERIOD = Duration.minutes(5);
 
 /**
- * One alarm per failure a caller would notice: answers 5xx, the function crashing or timing out, the
- * function hitting its concurrency cap, and DynamoDB throttling the writes.
+ * The 503s the function answers by design and counts by cause: a dependency down (the store, the issuer)
+ * or a token naming a key the issuer's key set does not hold. None of them is a fault of ours.
+ */
+const CLASSIFIED_UNAVAILABLE: readonly MetricName[] = [
+  "StoreUnavailable",
+  "IssuerUnavailable",
+  "UnknownSigningKey",
+];
+
+/**
+ * Two kinds of alarms. The operator's (`alarms`, mailed with `alarmEmail`): the function's own classified
+ * counts (its faults, the store or the issuer unavailable), crashes, throttles, and the gateway's 5xx that
+ * the function did not classify; nothing a caller can send moves them. The rollout's (`rollbackAlarms`,
+ * watched by CodeDeploy): the new version's own faults and crashes only (docs/DEPLOY.md, "Rollouts").
  */
 export class PlantStoreAlarms extends Construct {
+  /** The operator's alarms, shown on the dashboard and mailed. */
   readonly alarms: Alarm[];
-  readonly api5xx: Alarm;
-  readonly functionErrors: Alarm;
+  /** The alarms CodeDeploy rolls a deployment back on: the new version's own faults and errors. */
+  readonly rollbackAlarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: PlantStoreAlarmsProps) {
     super(scope, id);
     const { api, handler, liveAlias, table } = props;
+    const functionMetric = (metricName: MetricName) => businessMetric(handler, metricName);
+    // The version this deploy publishes and CodeDeploy shifts `live` to.
+    const newVersion = liveAlias.version.version;
 
-    // The handler answers 503 by design when the store stays unavailable past its deadline; a handful in
-    // five minutes is worth a look, a single one is noise.
-    this.api5xx = this.alarmOnSum(
-      "Api5xx",
-      api.metricServerError({ period: PERIOD }),
-      5,
-      `${describeRoutes()} answered 5xx`,
-    );
-    this.functionErrors = this.alarmOnSum(
-      "FunctionErrors",
-      liveVersionErrors(handler, liveAlias),
-      1,
-      "Handler crashed (the live alias's current version)",
-    );
+    this.rollbackAlarms = [
+      this.newVersionAlarm(
+        "NewVersionFaults",
+        newVersion,
+        new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: FAULT_METRIC,
+          dimensionsMap: {
+            [METRICS_DIMENSION]: handler.functionName,
+            [METRICS_VERSION_DIMENSION]: newVersion,
+          },
+          statistic: "Sum",
+          period: PERIOD,
+        }),
+        "The new version answered a 500 (a bug of ours)",
+      ),
+      this.newVersionAlarm(
+        "NewVersionErrors",
+        newVersion,
+        newVersionErrors(handler, liveAlias),
+        "The new version crashed or timed out (Lambda Errors of the live alias's new version)",
+      ),
+    ];
 
     this.alarms = [
-      this.api5xx,
-      this.functionErrors,
+      this.alarmOnSum(
+        "Api5xx",
+        // FILL: a difference of series only has points where all of them do.
+        new MathExpression({
+          expression: `FILL(gateway5xx, 0) - ${CLASSIFIED_UNAVAILABLE.map((name) => `FILL(${name.toLowerCase()}, 0)`).join(" - ")}`,
+          usingMetrics: {
+            gateway5xx: api.metricServerError(),
+            ...Object.fromEntries(
+              CLASSIFIED_UNAVAILABLE.map((name) => [name.toLowerCase(), functionMetric(name)]),
+            ),
+          },
+          label: "5xx answers but the function's classified 503s",
+          period: PERIOD,
+        }),
+        5,
+        `${describeRoutes()} answered 5xx the function did not classify (its own faults, crashes, timeouts, the gateway's errors)`,
+      ),
+      this.alarmOnSum(
+        "Faults",
+        functionMetric(FAULT_METRIC),
+        1,
+        "The function answered a 500: a bug of ours, any version",
+      ),
+      this.alarmOnSum(
+        "FunctionErrors",
+        handler.metricErrors({ period: PERIOD }),
+        1,
+        "Handler crashed or timed out (any version)",
+      ),
+      this.alarmOnSum(
+        "StoreUnavailable",
+        functionMetric("StoreUnavailable"),
+        5,
+        "The function answered 503: DynamoDB unavailable or throttling past the store deadline",
+      ),
+      this.alarmOnSum(
+        "IssuerUnavailable",
+        functionMetric("IssuerUnavailable"),
+        5,
+        "The function answered 503: the token issuer's key set could not be fetched or read",
+      ),
       this.alarmOnSum(
         "FunctionThrottles",
         handler.metricThrottles({ period: PERIOD }),
@@ -84,15 +157,40 @@ export class PlantStoreAlarms extends Construct {
     if (props.alarmEmail !== undefined) this.notifyByEmail(props.alarmEmail);
   }
 
-  /** One SNS topic, subscribed by the address, that every alarm notifies. */
+  /**
+   * One SNS topic, subscribed by the address, that every operator alarm notifies. Its policy replaces
+   * SNS's default one, so it must allow CloudWatch to publish beside the TLS-only Deny.
+   */
   private notifyByEmail(alarmEmail: string): void {
     const topic = new Topic(this, "AlarmTopic", { displayName: "Plant Store alarms", enforceSSL: true });
+    const stack = Stack.of(this);
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "CloudWatchAlarmsOfThisAccountPublish",
+        principals: [new ServicePrincipal("cloudwatch.amazonaws.com")],
+        actions: ["sns:Publish"],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { "aws:SourceAccount": stack.account },
+          ArnLike: {
+            "aws:SourceArn": `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*`,
+          },
+        },
+      }),
+    );
     topic.addSubscription(new EmailSubscription(alarmEmail));
     for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
   }
 
-  private alarmOnSum(id: string, metric: IMetric, threshold: number, description: string): Alarm {
+  private alarmOnSum(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    description: string,
+    alarmName?: string,
+  ): Alarm {
     return new Alarm(this, id, {
+      ...(alarmName === undefined ? {} : { alarmName }),
       metric,
       threshold,
       evaluationPeriods: 1,
@@ -101,14 +199,35 @@ export class PlantStoreAlarms extends Construct {
       alarmDescription: `${description} (sum >= ${threshold} in ${PERIOD.toMinutes()} minutes)`,
     });
   }
+
+  /**
+   * A rollback alarm on one version's metric, named after that version: each deploy replaces it with a
+   * new alarm, which starts without data (OK), so an alarm left in ALARM by an earlier version cannot stop
+   * the new one (CloudWatch keeps an updated alarm's state; a new alarm has none).
+   */
+  private newVersionAlarm(id: string, version: string, metric: IMetric, description: string): Alarm {
+    const alarmName = `${Stack.of(this).stackName}-${id}-v${version}`;
+    return this.alarmOnSum(id, metric, 1, description, alarmName);
+  }
+}
+
+/** A business metric of the function's log line (lambda/metrics.ts), summed per PERIOD. */
+function businessMetric(handler: IFunction, metricName: MetricName): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
+    statistic: "Sum",
+    period: PERIOD,
+  });
 }
 
 /**
- * Errors counts crashes and timeouts only: the handler turns every expected failure into an answer.
- * Counted for the alias's current version only (ExecutedVersion): while CodeDeploy shifts traffic,
- * the new version's crashes roll it back and the old version's do not.
+ * Lambda's Errors (crashes and timeouts; the handler turns every expected failure into an answer) for the
+ * version this deploy publishes, invoked through the live alias: the dimensions Lambda publishes alias
+ * invocations under (FunctionName, Resource = function:alias, ExecutedVersion).
  */
-function liveVersionErrors(handler: IFunction, liveAlias: Alias): IMetric {
+function newVersionErrors(handler: IFunction, liveAlias: Alias): IMetric {
   return liveAlias.metricErrors({
     period: PERIOD,
     dimensionsMap: {

@@ -10,6 +10,7 @@ import {
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import { withoutReservedWords } from "./rules/cognito-domain-prefix.ts";
 
 /**
  * The scope the handler requires by default, as Cognito builds it: `<resource server identifier>/<scope
@@ -120,16 +121,22 @@ function addMachineClient(userPool: UserPool): UserPoolClient {
 
 /**
  * `<stack name>-<first block of the stack's UUID>`: unique per deployed stack, stable across updates and,
- * unlike the account id, reveals nothing. Cognito forbids "aws", "amazon" and "cognito" in prefixes.
+ * unlike the account id, reveals nothing. Cognito forbids "aws", "amazon" and "cognito" in prefixes: they
+ * are removed until none is left (infra/rules/cognito-domain-prefix.ts checks the result at synth).
  */
 function derivedDomainPrefix(scope: Construct): string {
-  const stackNamePart = Stack.of(scope)
-    .stackName.toLowerCase()
-    .replace(/aws|amazon|cognito/g, "")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40);
+  const stackNamePart = stackNamePrefixPart(Stack.of(scope).stackName);
   const stackUuid = Fn.select(2, Fn.split("/", Stack.of(scope).stackId));
   const stackUuidFirstBlock = Fn.select(0, Fn.split("-", stackUuid));
   return Fn.join("-", [stackNamePart || "plant-store", stackUuidFirstBlock]);
+}
+
+/** The stack name as a domain prefix's first part: lowercase, reserved words removed, at most 40 characters. */
+export function stackNamePrefixPart(stackName: string): string {
+  const words = withoutReservedWords(stackName.toLowerCase().replace(/[^a-z0-9]+/g, "-"));
+  return words
+    .replace(/-+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
 }

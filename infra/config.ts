@@ -1,6 +1,7 @@
 import { commaList } from "../lambda/comma-list.ts";
 import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
 /** Tokens come from the Cognito user pool the stack creates. */
@@ -246,8 +247,9 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
   if (stray) {
     throw new ContextError(`Context "${stray[0]}" only applies with "issuer" (bring your own OIDC issuer)`);
   }
-  if (domainPrefix !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(domainPrefix)) {
-    throw new ContextError(`Context "cognitoDomainPrefix" must be lowercase letters, digits and hyphens`);
+  const prefixProblem = domainPrefix === undefined ? undefined : domainPrefixProblem(domainPrefix);
+  if (prefixProblem !== undefined) {
+    throw new ContextError(`Context "cognitoDomainPrefix" ${prefixProblem}, got "${domainPrefix}"`);
   }
   return { kind: "cognito", domainPrefix };
 }

@@ -1,3 +1,4 @@
+import { Aws, CfnRule, Fn } from "aws-cdk-lib";
 import {
   ApiMapping,
   DomainName,
@@ -11,6 +12,7 @@ import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
 import { Construct } from "constructs";
 import type { CustomDomainConfig } from "./config.ts";
+import { certificateLocation } from "./rules/certificate-region.ts";
 
 export interface CustomDomainProps {
   readonly config: CustomDomainConfig;
@@ -35,6 +37,7 @@ export class CustomDomain extends Construct {
   constructor(scope: Construct, id: string, props: CustomDomainProps) {
     super(scope, id);
     const { config } = props;
+    this.assertCertificateLocation(config.certificateArn);
 
     this.domainName = new DomainName(this, "DomainName", {
       domainName: config.domainName,
@@ -62,5 +65,30 @@ export class CustomDomain extends Construct {
         ),
       });
     }
+  }
+
+  /**
+   * A CloudFormation Rule: a certificate of another Region or account stops the deploy before anything is
+   * created, instead of failing the domain after the rest of the stack (infra/rules/certificate-region.ts).
+   */
+  private assertCertificateLocation(certificateArn: string): void {
+    const location = certificateLocation(certificateArn);
+    if (location === undefined) throw new Error(`not an ACM certificate ARN: ${certificateArn}`);
+    new CfnRule(this, "CertificateInStackRegion", {
+      assertions: [
+        {
+          assert: Fn.conditionEquals(Aws.REGION, location.region),
+          assertDescription:
+            `The custom domain's certificate is in ${location.region}: deploy the stack to ${location.region}, ` +
+            "or give -c certificateArn= a certificate of the stack's Region",
+        },
+        {
+          assert: Fn.conditionEquals(Aws.ACCOUNT_ID, location.account),
+          assertDescription:
+            `The custom domain's certificate belongs to account ${location.account}: deploy the stack there, ` +
+            "or give -c certificateArn= a certificate of the stack's account",
+        },
+      ],
+    });
   }
 }

@@ -7,14 +7,12 @@ import {
   type IAlarm,
   type IMetric,
   type IWidget,
-  LogQueryVisualizationType,
-  LogQueryWidget,
   Metric,
   TextWidget,
 } from "aws-cdk-lib/aws-cloudwatch";
 import { Operation, type TableBase } from "aws-cdk-lib/aws-dynamodb";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
-import type { ILogGroup } from "aws-cdk-lib/aws-logs";
+import { type ILogGroup, QueryDefinition, QueryString } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../lambda/metrics.ts";
 
@@ -34,11 +32,13 @@ const HEIGHT = 6;
  * Logs Insights over the function's JSON log: Lambda reports a cold start's init duration only in the
  * platform.report record of the first invocation, not as a CloudWatch metric.
  */
-export const INIT_DURATION_QUERY = [
-  `filter type = "platform.report" and ispresent(record.metrics.initDurationMs)`,
-  `stats count() as coldStarts, pct(record.metrics.initDurationMs, 50) as p50, ` +
-    `pct(record.metrics.initDurationMs, 99) as p99, max(record.metrics.initDurationMs) as max by bin(5m)`,
-].join("\n| ");
+const INIT_DURATION_FILTER = `type = "platform.report" and ispresent(record.metrics.initDurationMs)`;
+const INIT_DURATION_STATS =
+  `count() as coldStarts, pct(record.metrics.initDurationMs, 50) as p50, ` +
+  `pct(record.metrics.initDurationMs, 99) as p99, max(record.metrics.initDurationMs) as max by bin(5m)`;
+export const INIT_DURATION_QUERY = `filter ${INIT_DURATION_FILTER}\n| stats ${INIT_DURATION_STATS}`;
+/** The saved query's name after `<stack name>/`, under Logs Insights' "Saved queries". */
+export const INIT_DURATION_QUERY_NAME = "cold-start-init-durations";
 
 /** One page for the whole stack: traffic and answers, latency, the function, the business metrics, the table. */
 export class PlantStoreDashboard extends Construct {
@@ -84,6 +84,34 @@ function apiRow(api: HttpApi, alarms: IAlarm[]): IWidget[] {
   ];
 }
 
+/**
+ * Cold starts as the function counts them (a metric, free to graph); their init durations are in Logs
+ * Insights as a saved query rather than a query widget: a widget runs its query, billed per GB scanned,
+ * on every load and auto-refresh of the dashboard; a saved query costs nothing until someone runs it.
+ */
+function coldStartsWidget(handler: IFunction, handlerLogGroup: ILogGroup): IWidget {
+  const stack = Stack.of(handlerLogGroup);
+  const queryName = `${stack.stackName}/${INIT_DURATION_QUERY_NAME}`;
+  new QueryDefinition(stack, "InitDurationQuery", {
+    queryDefinitionName: queryName,
+    queryString: new QueryString({
+      filterStatements: [INIT_DURATION_FILTER],
+      statsStatements: [INIT_DURATION_STATS],
+    }),
+    logGroups: [handlerLogGroup],
+  });
+  return graph(`Cold starts (init durations: Logs Insights, saved query ${queryName})`, [
+    new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: "ColdStart",
+      dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
+      period: PERIOD,
+      statistic: "Sum",
+      label: "cold starts",
+    }),
+  ]);
+}
+
 /** The function: duration, cold starts (from its log), invocations, errors and throttles. */
 function functionRow(handler: IFunction, handlerLogGroup: ILogGroup): IWidget[] {
   return [
@@ -92,14 +120,7 @@ function functionRow(handler: IFunction, handlerLogGroup: ILogGroup): IWidget[] 
       handler.metricDuration({ period: PERIOD, statistic: "p99", label: "p99" }),
       handler.metricDuration({ period: PERIOD, statistic: "Maximum", label: "max" }),
     ]),
-    new LogQueryWidget({
-      title: "Cold starts: init duration (ms) from the function's REPORT records",
-      logGroupNames: [handlerLogGroup.logGroupName],
-      queryString: INIT_DURATION_QUERY,
-      view: LogQueryVisualizationType.TABLE,
-      width: WIDTH,
-      height: HEIGHT,
-    }),
+    coldStartsWidget(handler, handlerLogGroup),
     graph("Function invocations, errors, throttles", [
       handler.metricInvocations({ period: PERIOD, label: "invocations" }),
       handler.metricErrors({ period: PERIOD, label: "errors" }),

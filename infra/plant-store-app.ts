@@ -2,6 +2,7 @@ import { type App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { readPlantStoreConfig, readStackName, refuseUnknownContextKeys } from "./config.ts";
 import { PlantStoreStack } from "./plant-store-stack.ts";
+import { DeployRulesPlugin } from "./rules/plugin.ts";
 
 /** Adds the Plant Store stack, configured from the app's context, and the cdk-nag checks to `app`. */
 export function addPlantStore(app: App): PlantStoreStack {
@@ -12,7 +13,8 @@ export function addPlantStore(app: App): PlantStoreStack {
     description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
     config: readPlantStoreConfig(readContext),
   });
-  // Any unacknowledged AwsSolutions finding fails synthesis, so `cdk synth` and `cdk deploy` refuse it.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // Any unacknowledged AwsSolutions finding, and any deploy-time rule broken (infra/rules/), fails
+  // synthesis, so `cdk synth` and `cdk deploy` refuse it before anything is created.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new DeployRulesPlugin());
   return stack;
 }

@@ -16,6 +16,7 @@ import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../lambda/http/cors.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
 import { HANDLER_ENTRY, HANDLER_EXPORT } from "../tools/bundle-options.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
@@ -25,6 +26,7 @@ import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
+import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
 export interface PlantStoreStackProps extends StackProps {
@@ -85,14 +87,14 @@ export class PlantStoreStack extends Stack {
     const rollout = new SafeRollout(this, "Rollout", {
       alias: liveAlias,
       deployment: config.deployment,
-      rollbackAlarms: [alarms.functionErrors, alarms.api5xx],
+      rollbackAlarms: alarms.rollbackAlarms,
     });
     const dashboard = new PlantStoreDashboard(this, "Dashboard", {
       api,
       handler,
       handlerLogGroup: handlerParts.logGroup,
       table,
-      alarms: alarms.alarms,
+      alarms: [...alarms.alarms, ...alarms.rollbackAlarms],
     });
     const customDomain =
       config.customDomain === undefined
@@ -103,8 +105,9 @@ export class PlantStoreStack extends Stack {
   }
 
   /**
-   * The plants table: a new one, retained when the stack is destroyed; or, with `-c tableName=…`, the one a
-   * destroyed stack retained, so that a redeploy serves the plants it stored (docs/DEPLOY.md).
+   * The plants table: a new one, retained when the stack is destroyed or the table replaced, but not when
+   * its own first create rolls back (RetainExceptOnCreate); or, with `-c tableName=…`, the one a destroyed
+   * stack retained, so that a redeploy serves the plants it stored (docs/DEPLOY.md).
    */
   private createOrImportTable(existingTableName: string | undefined): TableBase {
     if (existingTableName !== undefined) {
@@ -121,7 +124,7 @@ export class PlantStoreStack extends Stack {
       encryption: TableEncryption.AWS_MANAGED,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
   }
 
@@ -150,6 +153,8 @@ export class PlantStoreStack extends Stack {
       // Lambda records each sampled invocation and its init; the handler adds its calls (lambda/tracing/).
       tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       bundling: bundlingFromBundleOptions(),
+      // Each deploy's version outlives the next deploy, so that an operator can point the alias back to it.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       // Not NODE_OPTIONS=--enable-source-maps: it adds ~3.5 ms to every cold start (measured, ~40% of
       // the import). Stacks in the log are of the minified bundle; index.mjs.map ships beside it.
       environment: {
@@ -205,8 +210,9 @@ export class PlantStoreStack extends Stack {
           : {
               allowOrigins: config.corsAllowOrigins,
               allowMethods: [...new Set(ROUTES.map(({ method }) => CorsHttpMethod[method]))],
-              allowHeaders: ["authorization", "content-type"],
-              maxAge: Duration.hours(1),
+              allowHeaders: [...CORS_ALLOW_HEADERS],
+              exposeHeaders: [...CORS_EXPOSE_HEADERS],
+              maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
             },
     });
     const integration = new HttpLambdaIntegration("HandlerIntegration", liveAlias, {
@@ -228,6 +234,9 @@ export class PlantStoreStack extends Stack {
   /** The `$default` stage: deployed on every change, throttled, one JSON access-log line per request. */
   private createStage(config: PlantStoreConfig, api: HttpApi): Omit<ApiParts, "api"> {
     const accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
+      // Under /aws/vendedlogs/: covered by the account's CloudWatch Logs resource policy as it is
+      // (infra/rules/access-log-group-name.ts says why).
+      logGroupName: `${VENDED_LOGS_PREFIX}apigateway/${this.stackName}/access`,
       retention: LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -276,6 +285,10 @@ export class PlantStoreStack extends Stack {
     });
     new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
     new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
+    new CfnOutput(this, OUTPUT_KEYS.functionName, {
+      value: handlerParts.handler.functionName,
+      description: "The function whose live alias CodeDeploy moves; its published versions are kept",
+    });
     new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: handlerParts.logGroup.logGroupName });
     new CfnOutput(this, OUTPUT_KEYS.accessLogGroupName, { value: apiParts.accessLogGroup.logGroupName });
     if (tokenVerification.cognitoIssuer) this.addCognitoOutputs(tokenVerification.cognitoIssuer);

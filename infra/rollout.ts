@@ -1,6 +1,7 @@
 import { Validations } from "aws-cdk-lib";
 import type { IAlarm } from "aws-cdk-lib/aws-cloudwatch";
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from "aws-cdk-lib/aws-codedeploy";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { Alias } from "aws-cdk-lib/aws-lambda";
 import { Construct } from "constructs";
 import type { DeploymentStyle } from "./config.ts";
@@ -13,9 +14,6 @@ const DEPLOYMENT_CONFIGS = {
   canary: LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
   "all-at-once": LambdaDeploymentConfig.ALL_AT_ONCE,
 } as const satisfies Record<DeploymentStyle, unknown>;
-
-/** The AWS managed policy CDK gives the deployment group's service role. */
-const CODEDEPLOY_LAMBDA_POLICY = "AWSCodeDeployRoleForLambdaLimited";
 
 export interface SafeRolloutProps {
   /** The alias whose version each deploy replaces (`currentVersion` of the function). */
@@ -34,18 +32,51 @@ export class SafeRollout extends Construct {
 
   constructor(scope: Construct, id: string, props: SafeRolloutProps) {
     super(scope, id);
+    const role = this.createRole(props.alias);
     this.deploymentGroup = new LambdaDeploymentGroup(this, "DeploymentGroup", {
       alias: props.alias,
       deploymentConfig: DEPLOYMENT_CONFIGS[props.deployment],
       alarms: props.rollbackAlarms,
       autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+      // Immutable to CDK, which would otherwise attach AWSCodeDeployRoleForLambdaLimited to any role given.
+      role: role.withoutPolicyUpdates(),
     });
-    Validations.of(this.deploymentGroup.role).acknowledge({
-      id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${CODEDEPLOY_LAMBDA_POLICY}]`,
+    // The role's policy exists before the group can start a deployment.
+    this.deploymentGroup.node.addDependency(role);
+    // The deployment group (with this deploy's rollback alarms) is updated before CodeDeploy moves the alias.
+    props.alias.node.addDependency(this.deploymentGroup);
+  }
+
+  /**
+   * CodeDeploy's role, limited to this function's alias: AWSCodeDeployRoleForLambdaLimited, CDK's default,
+   * may read and move the alias of every function in the account. No SNS, S3 or hook permissions: the
+   * deployment group has no triggers, the AppSpec comes inline from CloudFormation, and there are no hooks.
+   */
+  private createRole(alias: Alias): Role {
+    const role = new Role(this, "ServiceRole", {
+      assumedBy: new ServicePrincipal("codedeploy.amazonaws.com"),
+      description: "CodeDeploy for Plant Store: move the live alias of this function only, read alarm states",
+    });
+    // The alias's ARN built from the function's: a Ref to the alias would make it depend on this role.
+    const aliasArn = `${alias.version.lambda.functionArn}:${alias.aliasName}`;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["lambda:GetAlias", "lambda:UpdateAlias", "lambda:GetProvisionedConcurrencyConfig"],
+        resources: [alias.version.lambda.functionArn, aliasArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["cloudwatch:DescribeAlarms"],
+        resources: ["*"],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
       reason:
-        "CodeDeploy's own service-role policy for Lambda, maintained by AWS: read alarms, read and move " +
-        "aliases, notify SNS, invoke only functions named CodeDeployHook_*. An inline copy would need " +
-        "the same wildcards.",
+        "cloudwatch:DescribeAlarms only reads alarm states; CodeDeploy polls the rollback alarms with it, " +
+        "and a deployment that cannot read them stops. Every write is limited to this function's alias.",
     });
+    return role;
   }
 }

@@ -17,6 +17,7 @@ export const OUTPUT_KEYS = {
   clientSecretCommand: "ClientSecretCommand",
   jwtIssuer: "JwtIssuer",
   tableName: "TableName",
+  functionName: "FunctionName",
   functionLogGroupName: "FunctionLogGroupName",
   accessLogGroupName: "AccessLogGroupName",
 } as const;

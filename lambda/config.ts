@@ -27,6 +27,8 @@ export interface Config {
   functionName: string;
   /** Where sampled invocations send their subsegments (Lambda sets it under active tracing); unset: nowhere. */
   xrayDaemonAddress: string | undefined;
+  /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST" elsewhere: `Fault`'s version. */
+  functionVersion: string;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -128,5 +130,6 @@ export function readConfig(env: Environment): Config {
     storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
     functionName: functionName || "local",
     xrayDaemonAddress: env.AWS_XRAY_DAEMON_ADDRESS?.trim() || undefined,
+    functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION?.trim() || "$LATEST",
   };
 }

@@ -52,6 +52,7 @@ export function productionDependencies(
   if (levers.prewarmStore) void store.prewarm();
   return {
     functionName: config.functionName,
+    functionVersion: config.functionVersion,
     authenticate: createAuthenticator(config, {
       prefetchKeys: levers.prefetchKeys,
       fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, systemClock, tracing?.observeKeySetFetch),

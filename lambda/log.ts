@@ -1,4 +1,4 @@
-import { embeddedMetrics, type MetricCounts } from "./metrics.ts";
+import { embeddedMetrics, type MetricCounts, type MetricSource } from "./metrics.ts";
 
 export interface RequestLogEntry {
   requestId: string;
@@ -19,11 +19,11 @@ export interface RequestLogEntry {
  * around the runtime's console so the line stays a top-level JSON object under either log format: that
  * is what lets Logs Insights query its fields and CloudWatch extract its metrics.
  */
-export function logRequest(entry: RequestLogEntry, functionName: string, metrics: MetricCounts): void {
+export function logRequest(entry: RequestLogEntry, source: MetricSource, metrics: MetricCounts): void {
   const line = {
     level: entry.status >= 500 ? "ERROR" : "INFO",
     ...entry,
-    ...embeddedMetrics(functionName, metrics, Date.now()),
+    ...embeddedMetrics(source, metrics, Date.now()),
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }

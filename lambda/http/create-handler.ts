@@ -24,6 +24,8 @@ export interface Dependencies {
   functionName?: string;
   /** Runs each invocation inside its X-Ray trace (lambda/tracing/); without it, nothing is traced. */
   traceInvocation?: InvocationTracing["run"];
+  /** The version that answers, the `Fault` metric's second dimension (AWS_LAMBDA_FUNCTION_VERSION). */
+  functionVersion?: string;
 }
 
 export type Handler = (
@@ -49,8 +51,10 @@ export function createHandler({
   authenticate,
   store,
   functionName = "local",
+  functionVersion = "$LATEST",
   traceInvocation,
 }: Dependencies): Handler {
+  const source = { functionName, functionVersion };
   let coldStart = true;
   const respond = async (
     event: ApiGatewayEvent,
@@ -91,7 +95,7 @@ export function createHandler({
         ...(plantId === undefined ? {} : { plantId }),
         ...(ending.detail === undefined ? {} : { detail: ending.detail }),
       },
-      functionName,
+      source,
       metrics,
     );
     return toApiGatewayResult(ending.response);

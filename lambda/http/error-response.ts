@@ -6,7 +6,7 @@ import {
   InvalidTokenError,
   MissingCredentialsError,
 } from "../errors.ts";
-import type { MetricName } from "../metrics.ts";
+import { FAULT_METRIC, type MetricName } from "../metrics.ts";
 import type { ApiResponse } from "./api-gateway.ts";
 
 const REALM = "plants";
@@ -21,11 +21,11 @@ export interface ErrorResponse {
 
 /**
  * The one place where failures become answers: an ApiError's status, kind and metric are its class's
- * (lambda/errors.ts); anything else is a bug, a generic 500.
+ * (lambda/errors.ts); anything else is a bug, a generic 500 counted as `Fault`, which rolls a rollout back.
  */
 export function toErrorResponse(error: unknown, requestId: string): ErrorResponse {
   if (!(error instanceof ApiError)) {
-    return answer(500, "internal_error", undefined, `internal error; request id ${requestId}`);
+    return answer(500, "internal_error", FAULT_METRIC, `internal error; request id ${requestId}`);
   }
   return answer(error.status, error.kind, error.metric, error.message, extraHeaders(error));
 }

@@ -3,10 +3,12 @@ import { describe, expect, it } from "vitest";
 import { ContextError } from "../../infra/config.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { readConfig } from "../../lambda/config.ts";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../lambda/http/cors.ts";
 import {
   deployedHandlerEnvironment,
   onlyLogicalId,
   onlyResource,
+  policyOfRole,
   synthesisError,
   synthesizePlantStore,
 } from "../support/synthesize.ts";
@@ -17,7 +19,7 @@ const RETAINED_TABLE = "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F";
 
 // Every context option set away from its default, with a bring-your-own OIDC issuer, a custom domain
 // whose DNS record is left to the user, and the table a destroyed stack retained.
-const { template, nagFindings } = synthesizePlantStore({
+const { template, nagFindings, ruleFindings } = synthesizePlantStore({
   tableName: RETAINED_TABLE,
   stackName: "PlantStoreStaging",
   issuer: "https://login.example.com/tenant",
@@ -100,7 +102,9 @@ describe("with sizing and limits from context", () => {
       CorsConfiguration: {
         AllowOrigins: ["https://app.example.com", "https://admin.example.com"],
         AllowMethods: ["POST"],
-        AllowHeaders: ["authorization", "content-type"],
+        AllowHeaders: [...CORS_ALLOW_HEADERS],
+        ExposeHeaders: [...CORS_EXPOSE_HEADERS],
+        MaxAge: CORS_MAX_AGE_SECONDS,
       },
     });
   });
@@ -109,7 +113,7 @@ describe("with sizing and limits from context", () => {
 describe("with tracing=false", () => {
   it("leaves X-Ray tracing off: no active tracing, no X-Ray permission", () => {
     expect(onlyResource(template, "AWS::Lambda::Function")).not.toHaveProperty("TracingConfig");
-    expect(JSON.stringify(onlyResource(template, "AWS::IAM::Policy"))).not.toContain("xray:");
+    expect(JSON.stringify(template.findResources("AWS::IAM::Policy"))).not.toContain("xray:");
   });
 });
 
@@ -128,11 +132,28 @@ describe("with an alarm email", () => {
     });
   });
 
-  it("notifies the topic from every alarm", () => {
-    const alarms = Object.values(template.findResources("AWS::CloudWatch::Alarm"));
-    expect(alarms).toHaveLength(4);
-    for (const alarm of alarms) {
-      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }]);
+  it("lets CloudWatch alarms of this account publish to the topic, beside the TLS-only Deny", () => {
+    template.hasResourceProperties("AWS::SNS::TopicPolicy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: "Allow",
+            Principal: { Service: "cloudwatch.amazonaws.com" },
+            Action: "sns:Publish",
+            Condition: Match.objectLike({ StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it("notifies the topic from every operator alarm, and from no rollback alarm", () => {
+    const alarms = Object.entries(template.findResources("AWS::CloudWatch::Alarm"));
+    expect(alarms).toHaveLength(9);
+    for (const [id, alarm] of alarms) {
+      if (id.startsWith("AlarmsNewVersion")) expect(alarm.Properties.AlarmActions).toBeUndefined();
+      else
+        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }]);
     }
   });
 });
@@ -173,6 +194,24 @@ describe("with a custom domain and no hosted zone", () => {
     expect(onlyResource(template, "AWS::ApiGatewayV2::ApiMapping")).not.toHaveProperty("ApiMappingKey");
   });
 
+  it("stops the deploy before anything is created unless the stack is in the certificate's Region and account", () => {
+    const rules = Object.entries(template.toJSON().Rules as Record<string, unknown>);
+    expect(rules.filter(([id]) => id.startsWith("CustomDomain")).map(([, rule]) => rule)).toEqual([
+      {
+        Assertions: [
+          {
+            Assert: { "Fn::Equals": [{ Ref: "AWS::Region" }, "eu-west-1"] },
+            AssertDescription: expect.stringContaining("deploy the stack to eu-west-1"),
+          },
+          {
+            Assert: { "Fn::Equals": [{ Ref: "AWS::AccountId" }, "123456789012"] },
+            AssertDescription: expect.stringContaining("account 123456789012"),
+          },
+        ],
+      },
+    ]);
+  });
+
   it("names the custom URL and the target the DNS record must point to, and creates no record", () => {
     template.hasOutput(OUTPUT_KEYS.apiUrl, { Value: "https://plants.example.com/plants" });
     template.hasOutput(OUTPUT_KEYS.customDomainTarget, {
@@ -203,7 +242,10 @@ describe("with the table a destroyed stack retained (tableName)", () => {
   });
 
   it("lets the handler PutItem and GetItem on that table only", () => {
-    const policy = onlyResource(template, "AWS::IAM::Policy").PolicyDocument as {
+    const handlerRoleId = Object.keys(template.findResources("AWS::IAM::Role")).find((id) =>
+      id.startsWith("HandlerRole"),
+    );
+    const policy = policyOfRole(template, handlerRoleId ?? "").PolicyDocument as {
       Statement: { Action: unknown; Resource: unknown }[];
     };
     const dynamoDbStatements = policy.Statement.filter((statement) =>
@@ -250,5 +292,11 @@ describe("context refused at synth", () => {
 describe("cdk-nag AwsSolutions", () => {
   it("reports no unacknowledged error or warning", () => {
     expect(nagFindings).toEqual([]);
+  });
+});
+
+describe("the deploy-time rules (infra/rules/)", () => {
+  it("report no finding", () => {
+    expect(ruleFindings).toEqual([]);
   });
 });

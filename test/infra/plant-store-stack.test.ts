@@ -2,7 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
-import { functionTracesFilter, INIT_DURATION_QUERY } from "../../infra/dashboard.ts";
+import {
+  functionTracesFilter,
+  INIT_DURATION_QUERY,
+  INIT_DURATION_QUERY_NAME,
+} from "../../infra/dashboard.ts";
 import { FUNCTION_TIMEOUT, STORE_DEADLINE } from "../../infra/plant-store-stack.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { readConfig } from "../../lambda/config.ts";
@@ -12,10 +16,11 @@ import {
   deployedHandlerEnvironment,
   onlyLogicalId,
   onlyResource,
+  policyOfRole,
   synthesizePlantStore,
 } from "../support/synthesize.ts";
 
-const { template, nagFindings, handlerAssetDirectory } = synthesizePlantStore();
+const { template, nagFindings, ruleFindings, handlerAssetDirectory } = synthesizePlantStore();
 
 const tableRef = { Ref: Match.stringLikeRegexp("^PlantsTable") };
 const userPoolRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPool[0-9A-F]+$") };
@@ -120,7 +125,7 @@ describe("the handler function", () => {
 describe("the handler's permissions", () => {
   const role = template.findResources("AWS::IAM::Role")[resourceLogicalId("AWS::IAM::Role", "HandlerRole")]
     ?.Properties as Record<string, unknown>;
-  const policy = onlyResource(template, "AWS::IAM::Policy");
+  const policy = policyOfRole(template, resourceLogicalId("AWS::IAM::Role", "HandlerRole"));
   const statements = (policy.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
 
   it("are exactly PutItem and GetItem on the table, writing to its log group, and sending traces", () => {
@@ -167,8 +172,11 @@ describe("the table", () => {
     });
   });
 
-  it("outlives the stack", () => {
-    template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
+  it("outlives the stack and a replacement, but not its own failed first create", () => {
+    template.hasResource("AWS::DynamoDB::Table", {
+      DeletionPolicy: "RetainExceptOnCreate",
+      UpdateReplacePolicy: "Retain",
+    });
   });
 });
 
@@ -207,6 +215,14 @@ describe("the HTTP API", () => {
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
     });
+  });
+
+  it("writes its access log to a group under /aws/vendedlogs/, which the account's log resource policy covers", () => {
+    expect(
+      template.findResources("AWS::Logs::LogGroup")[
+        resourceLogicalId("AWS::Logs::LogGroup", "ApiAccessLogGroup")
+      ]?.Properties.LogGroupName,
+    ).toBe("/aws/vendedlogs/apigateway/PlantStore/access");
   });
 
   it("writes one JSON access log line per request to a log group kept one month", () => {
@@ -294,13 +310,38 @@ describe("the alarms", () => {
       : `${alarm.Namespace}/${alarm.MetricName}`,
   );
 
-  it("watch API 5xx, function errors and throttles, and table throttling", () => {
+  it("watch the function's faults, its unavailable store and issuer, crashes, throttles and unclassified 5xx", () => {
     expect(metricNames.sort()).toEqual([
-      "AWS/ApiGateway/5xx",
+      "5xx",
+      "AWS/Lambda/Errors",
       "AWS/Lambda/Errors",
       "AWS/Lambda/Throttles",
+      "PlantStore/Fault",
+      "PlantStore/Fault",
+      "PlantStore/IssuerUnavailable",
+      "PlantStore/StoreUnavailable",
       "ThrottledRequests",
     ]);
+  });
+
+  it("page nobody for a 503 the function classified: the store, the issuer, a token naming an unknown key", () => {
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Threshold: 5,
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          Expression:
+            "FILL(gateway5xx, 0) - FILL(storeunavailable, 0) - FILL(issuerunavailable, 0) - FILL(unknownsigningkey, 0)",
+        }),
+        Match.objectLike({
+          Id: "unknownsigningkey",
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: "PlantStore", MetricName: "UnknownSigningKey" }),
+          }),
+        }),
+      ]),
+    });
+    const unknownKeyAlone = alarms.filter((alarm) => alarm.MetricName === "UnknownSigningKey");
+    expect(unknownKeyAlone).toEqual([]);
   });
 
   it("fire on a sum over five minutes, treat silence as fine, and notify nobody without an email", () => {
@@ -315,8 +356,19 @@ describe("the alarms", () => {
     template.resourceCountIs("AWS::SNS::Topic", 0);
   });
 
-  it("count the function's errors for the version the live alias points to", () => {
+  it("count the new version's own faults and errors, in alarms named after that version", () => {
+    const versionNumber = { "Fn::GetAtt": [versionId, "Version"] };
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      AlarmName: { "Fn::Join": ["", ["PlantStore-NewVersionFaults-v", versionNumber]] },
+      Namespace: "PlantStore",
+      MetricName: "Fault",
+      Dimensions: [
+        { Name: "FunctionName", Value: handlerRef },
+        { Name: "FunctionVersion", Value: versionNumber },
+      ],
+    });
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      AlarmName: { "Fn::Join": ["", ["PlantStore-NewVersionErrors-v", versionNumber]] },
       Namespace: "AWS/Lambda",
       MetricName: "Errors",
       Dimensions: [
@@ -412,6 +464,33 @@ describe("the rollout", () => {
     expect(onlyResource(template, "AWS::Lambda::Version")).toEqual({ FunctionName: handlerRef });
   });
 
+  it("keeps every published version, so that an operator can point the alias back by hand", () => {
+    template.hasResource("AWS::Lambda::Version", { DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
+  });
+
+  it("lets CodeDeploy move this function's alias only, with a role of its own and no managed policy", () => {
+    const roleId = resourceLogicalId("AWS::IAM::Role", "RolloutServiceRole");
+    expect(deploymentGroup.ServiceRoleArn).toEqual({ "Fn::GetAtt": [roleId, "Arn"] });
+    const role = template.findResources("AWS::IAM::Role")[roleId]?.Properties as Record<string, unknown>;
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    expect(JSON.stringify(template.toJSON())).not.toContain("AWSCodeDeployRoleForLambda");
+    const functionArn = { "Fn::GetAtt": [handlerRef.Ref, "Arn"] };
+    expect((policyOfRole(template, roleId).PolicyDocument as { Statement: unknown[] }).Statement).toEqual([
+      {
+        Effect: "Allow",
+        Action: ["lambda:GetAlias", "lambda:GetProvisionedConcurrencyConfig", "lambda:UpdateAlias"],
+        Resource: [functionArn, { "Fn::Join": ["", [functionArn, ":live"]] }],
+      },
+      { Effect: "Allow", Action: "cloudwatch:DescribeAlarms", Resource: "*" },
+    ]);
+  });
+
+  it("updates the deployment group (this version's alarms) before CodeDeploy moves the alias", () => {
+    template.hasResource("AWS::Lambda::Alias", {
+      DependsOn: Match.arrayWith([onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup")]),
+    });
+  });
+
   it("moves the alias through CodeDeploy, not at once", () => {
     template.hasResource("AWS::Lambda::Alias", {
       UpdatePolicy: {
@@ -437,12 +516,12 @@ describe("the rollout", () => {
     expect(deploymentGroup.DeploymentConfigName).toBe("CodeDeployDefault.LambdaCanary10Percent5Minutes");
   });
 
-  it("rolls back when the function's errors or the API's 5xx alarm fire, or the deployment fails", () => {
+  it("rolls back on the new version's own faults or errors, never on the API's 5xx, or when the deployment fails", () => {
     const alarmRef = (prefix: string) => ({
       Ref: expect.stringMatching(new RegExp(`^Alarms${prefix}[0-9A-F]{8}$`)),
     });
     expect(deploymentGroup.AlarmConfiguration).toEqual({
-      Alarms: [{ Name: alarmRef("FunctionErrors") }, { Name: alarmRef("Api5xx") }],
+      Alarms: [{ Name: alarmRef("NewVersionFaults") }, { Name: alarmRef("NewVersionErrors") }],
       Enabled: true,
     });
     expect(deploymentGroup.AutoRollbackConfiguration).toEqual({
@@ -527,11 +606,14 @@ describe("the dashboard", () => {
     }
   });
 
-  it("queries cold-start init durations from the function's REPORT records in its own log group", () => {
-    const logWidgets = widgets.filter((widget) => widget.type === "log");
-    expect(logWidgets).toHaveLength(1);
+  it("saves the cold-start init-duration query over the function's log group, and runs no query on load", () => {
+    expect(widgets.filter((widget) => widget.type === "log")).toEqual([]);
     const handlerLogGroup = resourceLogicalId("AWS::Logs::LogGroup", "HandlerLogGroup");
-    expect(logWidgets[0]?.properties.query).toBe(`SOURCE 'ref:${handlerLogGroup}' | ${INIT_DURATION_QUERY}`);
+    expect(onlyResource(template, "AWS::Logs::QueryDefinition")).toEqual({
+      Name: `PlantStore/${INIT_DURATION_QUERY_NAME}`,
+      QueryString: INIT_DURATION_QUERY,
+      LogGroupNames: [{ Ref: handlerLogGroup }],
+    });
     expect(INIT_DURATION_QUERY).toMatch(/filter type = "platform\.report"/);
     expect(INIT_DURATION_QUERY).toMatch(/pct\(record\.metrics\.initDurationMs, 99\)/);
   });
@@ -575,5 +657,11 @@ describe("the dashboard", () => {
 describe("cdk-nag AwsSolutions", () => {
   it("reports no unacknowledged error or warning", () => {
     expect(nagFindings).toEqual([]);
+  });
+});
+
+describe("the deploy-time rules (infra/rules/)", () => {
+  it("report no finding", () => {
+    expect(ruleFindings).toEqual([]);
   });
 });

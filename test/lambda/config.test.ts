@@ -25,6 +25,7 @@ describe("readConfig", () => {
       storeAttemptTimeoutMs: 1000,
       storeMaxAttempts: 3,
       functionName: "local",
+      functionVersion: "$LATEST",
     });
   });
 
@@ -73,6 +74,10 @@ describe("readConfig", () => {
       "environment variable JWT_CLIENT_IDS or JWT_AUDIENCE must be set in a deployed function",
     );
     expect(readConfig({ ...deployed, JWT_CLIENT_IDS: "client-a" }).functionName).toBe("PlantStore-Handler");
+    expect(
+      readConfig({ ...deployed, JWT_CLIENT_IDS: "client-a", AWS_LAMBDA_FUNCTION_VERSION: "7" })
+        .functionVersion,
+    ).toBe("7");
     expect(readConfig({ ...deployed, JWT_AUDIENCE: "api://plants" }).audiences).toEqual(["api://plants"]);
   });
 

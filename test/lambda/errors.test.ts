@@ -53,14 +53,14 @@ describe("the table of failures", () => {
     },
   );
 
-  it("answers anything else as a bug: 500, no metric, nothing of the error in the answer", () => {
+  it("answers anything else as a bug: 500, counted as Fault, nothing of the error in the answer", () => {
     const { response, kind, metric } = toErrorResponse(new TypeError("x is undefined"), "request-1");
     expect(response).toEqual({
       status: 500,
       body: { error: 500, message: "internal error; request id request-1" },
     });
     expect(kind).toBe("internal_error");
-    expect(metric).toBeUndefined();
+    expect(metric).toBe("Fault");
   });
 
   it("names the internal failures a 500's log line shows", () => {

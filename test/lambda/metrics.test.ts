@@ -37,7 +37,7 @@ interface EmfLine {
 
 /** A fresh function instance, as Lambda starts one: its first request is a cold start. */
 function freshHandler(): Handler {
-  return createHandler({ ...harness.dependencies, functionName: "PlantStore-Handler" });
+  return createHandler({ ...harness.dependencies, functionName: "PlantStore-Handler", functionVersion: "7" });
 }
 
 /** Sends the events and reads each request's log line as CloudWatch's EMF extraction would. */
@@ -56,7 +56,8 @@ async function metricsOf(handler: Handler, ...bodies: (string | { headers: Recor
 /** What CloudWatch publishes from one EMF line: each listed metric's value under the declared dimensions. */
 function extractedMetrics(line: EmfLine): Record<string, unknown> {
   const [directive] = line._aws.CloudWatchMetrics;
-  expect(line._aws.CloudWatchMetrics).toHaveLength(1);
+  // A fault adds a second directive, read by its own test below.
+  if (line.Fault === undefined) expect(line._aws.CloudWatchMetrics).toHaveLength(1);
   expect(directive?.Namespace).toBe("PlantStore");
   expect(Number.isInteger(line._aws.Timestamp)).toBe(true);
   expect(Math.abs(line._aws.Timestamp - Date.now())).toBeLessThan(60_000);
@@ -166,5 +167,45 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     const [line] = await metricsOf(handler, plant(nextId++));
     expect(line).toMatchObject({ IssuerUnavailable: 1 });
     expect(line?.StoreUnavailable).toBeUndefined();
+  });
+
+  it("counts a bug's 500 as Fault, per function and per version, and nothing else as Fault", async () => {
+    const handler = createHandler({
+      authenticate: harness.dependencies.authenticate,
+      store: { putIfAbsent: () => Promise.reject(new TypeError("a bug")) },
+      functionName: "PlantStore-Handler",
+      functionVersion: "7",
+    });
+    logs = captureLogs();
+    await handler(apiGatewayEvent("2.0", { token, body: plant(nextId++) }));
+    const [text = ""] = logs.stdoutLines();
+    logs.restore();
+    logs = undefined;
+    const line = JSON.parse(text) as EmfLine;
+    expect(line._aws.CloudWatchMetrics).toEqual([
+      expect.objectContaining({
+        Dimensions: [["FunctionName"]],
+        Metrics: expect.arrayContaining([{ Name: "Fault", Unit: "Count" }]),
+      }),
+      {
+        Namespace: "PlantStore",
+        Dimensions: [["FunctionName", "FunctionVersion"]],
+        Metrics: [{ Name: "Fault", Unit: "Count" }],
+      },
+    ]);
+    expect(line).toMatchObject({ FunctionName: "PlantStore-Handler", FunctionVersion: "7", Fault: 1 });
+
+    const unavailable = createHandler({
+      authenticate: () => Promise.reject(new IssuerUnavailableError("the issuer is unavailable", 5)),
+      store: harness.dependencies.store,
+      functionVersion: "7",
+    });
+    const [refused, issuerDown] = await metricsOf(
+      freshHandler(),
+      { headers: { authorization: "Bearer not-a-token" } },
+      plant(nextId++),
+    );
+    const [down] = await metricsOf(unavailable, plant(nextId++));
+    for (const counted of [refused, issuerDown, down]) expect(counted?.Fault).toBeUndefined();
   });
 });

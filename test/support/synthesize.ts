@@ -6,6 +6,8 @@ import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll } from "vitest";
 import { addPlantStore } from "../../infra/plant-store-app.ts";
+import type { Template as DeployTemplate } from "../../infra/rules/deploy-rule.ts";
+import { checkStack } from "../../infra/rules/plugin.ts";
 
 const cdkJson = JSON.parse(readFileSync(new URL("../../cdk.json", import.meta.url), "utf8")) as {
   context: Record<string, unknown>;
@@ -15,6 +17,8 @@ export interface SynthesizedPlantStore {
   readonly template: Template;
   /** Unacknowledged cdk-nag AwsSolutions findings (errors and warnings). */
   readonly nagFindings: { ruleName: string; severity: string; paths: (string | undefined)[] }[];
+  /** Violations of the deploy-time rules (infra/rules/), as `cdk synth` would report them. */
+  readonly ruleFindings: { ruleName: string; description: string }[];
   /** The directory the handler was bundled into; removed after the file's tests. */
   readonly handlerAssetDirectory: string;
 }
@@ -47,12 +51,41 @@ function synthesizeInto(outdir: string, context: Record<string, string>): Synthe
     paths: violation.violatingResources.map((resource) => resource.constructPath),
   }));
   const template = Template.fromStack(stack);
+  const ruleFindings = checkStack({ template: template.toJSON() as DeployTemplate, region: undefined }).map(
+    ({ ruleName, description }) => ({ ruleName, description }),
+  );
   const assetDirectories = readdirSync(assembly.directory).filter((name) => name.startsWith("asset."));
   if (assetDirectories.length !== 1 || assetDirectories[0] === undefined) {
     throw new Error(`Expected one asset (the handler bundle), found ${assetDirectories.join(", ")}`);
   }
-  return { template, nagFindings, handlerAssetDirectory: join(assembly.directory, assetDirectories[0]) };
+  return {
+    template,
+    nagFindings,
+    ruleFindings,
+    handlerAssetDirectory: join(assembly.directory, assetDirectories[0]),
+  };
 }
+
+/**
+ * The template of the app synthesized with `context`, without bundling the handler (fast): what the
+ * deploy-time rules, CloudFormation Validate and cdk-nag read. Synthesis throws on any finding of them.
+ */
+export function synthesizedTemplate(context: Record<string, string> = {}): DeployTemplate {
+  const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+  try {
+    const app = new App({
+      outdir,
+      context: { ...cdkJson.context, ...context, [BUNDLING_STACKS]: [] },
+    });
+    const stack = addPlantStore(app);
+    return app.synth().getStackByName(stack.stackName).template as DeployTemplate;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/** The context key naming the stacks to bundle assets for; none skips esbuild. */
+const BUNDLING_STACKS = "aws:cdk:bundling-stacks";
 
 /** The error that building the app with `context` throws (a context check fails before any bundling). */
 export function synthesisError(context: Record<string, string>): Error {
@@ -84,6 +117,17 @@ export function onlyLogicalId(template: Template, type: string): string {
   const ids = Object.keys(template.findResources(type));
   if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one ${type}, found ${ids.length}`);
   return ids[0];
+}
+
+/** The policy attached to the role with logical id `roleId`; fails when there is none or several. */
+export function policyOfRole(template: Template, roleId: string): Record<string, unknown> {
+  const policies = Object.values(template.findResources("AWS::IAM::Policy") as Resources).filter(
+    ({ Properties }) => JSON.stringify(Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+  );
+  if (policies.length !== 1 || policies[0] === undefined) {
+    throw new Error(`Expected one policy of ${roleId}, found ${policies.length}`);
+  }
+  return policies[0].Properties;
 }
 
 /** What a reference in the handler's environment resolves to at deploy, when not an https URL. */
