@@ -1,6 +1,7 @@
 import { commaList } from "../lambda/comma-list.ts";
 import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "../lambda/http/cors.ts";
 import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
@@ -187,28 +188,16 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
   };
 }
 
-/**
- * Browsers send `Origin: scheme://host[:port]` and API Gateway compares it as a string: an entry with a
- * path, a trailing slash or no scheme would never match, and CORS would fail in the browser, silently.
- * `*` alone allows every origin.
- */
+/** `-c corsAllowOrigins`: each entry an origin as a browser sends it, or `*` (lambda/http/cors.ts). */
 function readOrigins(commaSeparated: string): string[] {
   const origins = commaList(commaSeparated);
   for (const entry of origins) {
-    if (entry === "*") continue;
-    const url = URL.canParse(entry) ? new URL(entry) : undefined;
-    if (
-      url !== undefined &&
-      (url.protocol === "https:" || url.protocol === "http:") &&
-      url.origin === entry
-    ) {
-      continue;
-    }
-    const meant = likelyOrigin(entry, url);
+    if (isCorsOriginEntry(entry)) continue;
+    const meant = likelyOrigin(entry, URL.canParse(entry) ? new URL(entry) : undefined);
     const suggestion = meant === undefined ? "" : `; did you mean "${meant}"?`;
     throw new ContextError(
-      `Context "corsAllowOrigins" entry "${entry}" is not an origin: scheme://host[:port], http or https, ` +
-        `lowercase, without a path or a trailing slash (like https://app.example.com), or *${suggestion}`,
+      `Context "corsAllowOrigins" entry "${entry}" is not an origin: ${CORS_ORIGIN_RULE} ` +
+        `(like https://app.example.com)${suggestion}`,
     );
   }
   return origins;

@@ -5,7 +5,14 @@
  * `Access-Control-Allow-Origin` and the headers a browser may read (lambda/http/cors.ts, the same lists
  * the stack configures). The token endpoint, which in AWS is Cognito's, answers the same way here.
  */
-import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../lambda/http/cors.ts";
+import { commaList } from "../lambda/comma-list.ts";
+import {
+  CORS_ALLOW_HEADERS,
+  CORS_EXPOSE_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  CORS_ORIGIN_RULE,
+  isCorsOriginEntry,
+} from "../lambda/http/cors.ts";
 import { ROUTES } from "../lambda/http/routes.ts";
 import type { HttpApiResult } from "./http-bridge.ts";
 
@@ -14,23 +21,14 @@ export type CorsAllowOrigins = readonly string[];
 
 const ALLOW_METHODS = [...new Set(ROUTES.map(({ method }) => method))].join(",");
 
-/**
- * PLANTS_CORS_ALLOW_ORIGINS as a list, or undefined (no CORS) when unset. Each entry must be an origin
- * exactly as a browser sends it, or `*`: anything else could never match, and the browser would fail silently.
- */
+/** PLANTS_CORS_ALLOW_ORIGINS as a list, or undefined (no CORS) when unset; each entry as lambda/http/cors.ts says. */
 export function corsAllowOriginsFrom(value: string | undefined): CorsAllowOrigins | undefined {
-  const entries = (value ?? "")
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
+  const entries = commaList(value);
   if (entries.length === 0) return undefined;
-  for (const entry of entries) {
-    if (entry === "*") continue;
-    const url = URL.canParse(entry) ? new URL(entry) : undefined;
-    if (url && (url.protocol === "http:" || url.protocol === "https:") && url.origin === entry) continue;
+  const refused = entries.find((entry) => !isCorsOriginEntry(entry));
+  if (refused !== undefined) {
     throw new Error(
-      `PLANTS_CORS_ALLOW_ORIGINS entry '${entry}' is not an origin: scheme://host[:port], http or https, ` +
-        "lowercase, without a path or a trailing slash (like http://localhost:5173), or *",
+      `PLANTS_CORS_ALLOW_ORIGINS entry '${refused}' is not an origin: ${CORS_ORIGIN_RULE} (like http://localhost:5173)`,
     );
   }
   return entries;
