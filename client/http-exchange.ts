@@ -1,5 +1,5 @@
 /** One HTTP request and its whole answer, up to a size cap, over the global (or an injected) fetch. */
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../lambda/clock.ts";
 import { PlantStoreError } from "./errors.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -33,7 +33,7 @@ export async function exchange(
     response = await fetchFunction(url, init);
     body = await cappedText(response);
   } catch (error) {
-    if (init.signal?.aborted) throw error; // a timeout or the caller's abort: withRetries decides
+    if (init.signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
     return new PlantStoreError(`${what}: no answer (${reasonOf(error)})`, { cause: error });
   }
   if (body === undefined) {

@@ -8,7 +8,8 @@
  *
  * Which fields a plant has comes from openapi/openapi.yaml (client/generated/, `npm run generate`).
  */
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, clockOfTimers, systemClock } from "../lambda/clock.ts";
+import { RetryQuota } from "../lambda/retry/standard-retry.ts";
 import { credentialForms, maskedExcerpt, PlantStoreError } from "./errors.ts";
 import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
 import {
@@ -20,16 +21,15 @@ import {
   plantFrom,
 } from "./plant-json.ts";
 import {
-  type AttemptResult,
   RETRYABLE_STATUSES,
+  RetryableFailure,
   type RetryOptions,
-  RetryQuota,
+  requestWithRetries,
   retryPolicyFrom,
-  withRetries,
 } from "./retry.ts";
 import { type Credentials, type TokenContext, type TokenSource, tokenSourceFor } from "./tokens.ts";
 
-export { type Clock, systemClock } from "./clock.ts";
+export { type Clock, systemClock } from "../lambda/clock.ts";
 export { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
 export { type FetchFunction, MAX_ANSWER_BYTES } from "./http-exchange.ts";
 export { INT64_MAX, INT64_MIN, type PlantIdInput, plantIdFrom } from "./int64-id.ts";
@@ -50,8 +50,11 @@ export interface PlantStoreClientOptions {
   retry?: RetryOptions;
   /** Aborting it stops every call of this client at once, with the signal's reason; nothing is retried. */
   signal?: AbortSignal;
-  /** For tests: the clock the client waits and times out with, and the jitter's random source. */
-  clock?: Clock;
+  /**
+   * For tests: the clock the client reads, waits and times out with (systemClock by default), and the
+   * jitter's random source. A clock of `now` and `setTimer` alone will do: its waits are then its timers.
+   */
+  clock?: Clock | Pick<Clock, "now" | "setTimer">;
   random?: () => number;
 }
 
@@ -85,23 +88,18 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     async createPlant(plant) {
       const body = newPlantJson(plant); // a TypeError here, before any token or request
       const deadlineAt = context.clock.now() + context.policy.deadlineMs;
-      const retryContext = { ...context, what: endpoint.what, deadlineAt };
       let token = await tokens.token(deadlineAt);
       let tokenReplaced = false;
-      return withRetries(async (signal) => {
+      return requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
         const result = await postPlant(endpoint, body, token, signal);
         if (!(result instanceof InvalidTokenAnswer)) return result;
         // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
         if (tokenReplaced || !tokens.replace(token)) throw result.answer;
         tokenReplaced = true;
-        return {
-          done: false,
-          failure: result.answer,
-          prepareNext: async () => {
-            token = await tokens.token(deadlineAt);
-          },
-        };
-      }, retryContext);
+        throw new RetryableFailure(result.answer, undefined, async () => {
+          token = await tokens.token(deadlineAt);
+        });
+      });
     },
   };
 }
@@ -110,12 +108,19 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
   return {
     fetch: options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
-    clock: options.clock ?? systemClock,
+    clock: clockFrom(options.clock),
     random: options.random ?? Math.random,
     policy: retryPolicyFrom(options.retry),
     quota: new RetryQuota(),
     signal: options.signal,
   };
+}
+
+/** The clock given, made whole: one of `now` and `setTimer` alone waits with its timers. */
+function clockFrom(given: PlantStoreClientOptions["clock"]): Clock {
+  if (given === undefined) return systemClock;
+  if ("sleep" in given) return given;
+  return clockOfTimers({ now: () => given.now(), setTimer: (callback, ms) => given.setTimer(callback, ms) });
 }
 
 /** Where one client posts its plants, and what its messages must never show. */
@@ -129,15 +134,15 @@ interface PlantsEndpoint {
 }
 
 /**
- * One POST of the plant and what its answer means: the stored Plant, a failure worth another attempt,
- * or a thrown failure (InvalidTokenAnswer when the token itself was refused).
+ * One POST of the plant and what its answer means: the stored Plant, InvalidTokenAnswer when the token
+ * itself was refused, or a thrown failure (a RetryableFailure when worth another attempt).
  */
 async function postPlant(
   endpoint: PlantsEndpoint,
   body: string,
   token: string,
   signal: AbortSignal,
-): Promise<AttemptResult<Plant> | InvalidTokenAnswer> {
+): Promise<Plant | InvalidTokenAnswer> {
   const init = {
     method: "POST",
     headers: {
@@ -149,10 +154,8 @@ async function postPlant(
     signal,
   };
   const answer = await exchange(endpoint.fetch, endpoint.url, init, endpoint.what);
-  if (answer instanceof PlantStoreError) return { done: false, failure: answer };
-  if (answer.status === 200) {
-    return { done: true, value: storedPlantOf(answer, endpoint.what, endpoint.tokens.secrets) };
-  }
+  if (answer instanceof PlantStoreError) throw new RetryableFailure(answer);
+  if (answer.status === 200) return storedPlantOf(answer, endpoint.what, endpoint.tokens.secrets);
   const waitMs = retryAfterMs(answer.headers, endpoint.clock);
   const failure = refusalOf(answer, waitMs, endpoint.what, [
     ...credentialForms(token),
@@ -160,7 +163,7 @@ async function postPlant(
   ]);
   if (answer.status === 401 && isInvalidToken(answer.headers)) return new InvalidTokenAnswer(failure);
   if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
-  return { done: false, failure, retryAfterMs: waitMs };
+  throw new RetryableFailure(failure, waitMs);
 }
 
 /** The Plant a 200 answers; a body that is not one is the server's fault, thrown. */

@@ -1,17 +1,15 @@
 /**
  * Retries safe by design: a create is idempotent (an identical replay answers 200) and a token request
  * changes nothing, so a failure that may be passing (429, 502, 503, 504, no answer, a timeout, even after
- * the request was sent) is tried again, like the AWS SDKs' standard mode: few attempts, full-jitter
- * backoff or the server's Retry-After (capped), all inside one deadline, each attempt with its own timeout,
- * and a retry quota per client: in an outage its calls soon stop retrying and fail at once, instead of
- * tripling the load on a struggling service.
+ * the request was sent) is tried again, with the function's own retry strategy (the AWS SDKs' standard
+ * mode, lambda/retry/standard-retry.ts): few attempts, full-jitter backoff or the server's Retry-After
+ * (capped), all inside one deadline, each attempt with its own timeout, and a retry quota per client: in
+ * an outage its calls soon stop retrying and fail at once, instead of tripling the load on a struggling
+ * service. This file says what the client retries, and what its caller hears when the retries run out.
  */
-import { NO_RETRY_INCREMENT, RETRY_COST, RetryQuota, TRANSIENT_RETRY_COST } from "../lambda/store/retry.ts";
-import { type Clock, sleep } from "./clock.ts";
+import type { Clock } from "../lambda/clock.ts";
+import { type RetryQuota, type RetryReason, withRetries } from "../lambda/retry/standard-retry.ts";
 import { PlantStoreError } from "./errors.ts";
-
-/** The AWS SDKs' retry quota, the same as the function's own (lambda/store/retry.ts): one per client. */
-export { RetryQuota };
 
 export interface RetryOptions {
   /**
@@ -64,20 +62,28 @@ export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
   return policy;
 }
 
-/** One attempt's outcome: its value, or a failure worth another attempt. Other failures are thrown. */
-export type AttemptResult<T> =
-  | { done: true; value: T }
-  | {
-      done: false;
-      failure: PlantStoreError;
-      retryAfterMs?: number | undefined;
-      /**
-       * Set when the next attempt needs something first (a new token after one was refused): run before
-       * it, within the deadline; such a retry is sent at once and costs the retry quota nothing, since it
-       * is no fault of the service. What it throws ends the call.
-       */
-      prepareNext?: (() => Promise<void>) | undefined;
-    };
+/**
+ * A failure worth another attempt, as an attempt throws it: what the caller hears if it is the last, the
+ * wait its answer asked for, and what the next attempt needs first, if anything.
+ */
+export class RetryableFailure {
+  constructor(
+    readonly failure: PlantStoreError,
+    readonly retryAfterMs?: number | undefined,
+    /**
+     * Set when the next attempt needs something first (a new token after one was refused): run before
+     * it, within the deadline; such a retry is sent at once and costs the retry quota nothing, since it
+     * is no fault of the service. What it throws ends the call.
+     */
+    readonly prepareNext?: (() => Promise<void>) | undefined,
+  ) {}
+
+  /** Throttling (429) costs the quota less than a service passing out (5xx, no answer), as in the SDKs. */
+  get reason(): RetryReason {
+    if (this.prepareNext) return "follow-up";
+    return this.failure.status === 429 ? "throttling" : "transient";
+  }
+}
 
 export interface RetryContext {
   policy: RetryPolicy;
@@ -88,56 +94,62 @@ export interface RetryContext {
   quota: RetryQuota;
   /** The caller's signal: aborting it stops at once, with its reason, and is never retried. */
   signal?: AbortSignal | undefined;
-  /** When the call must be over (clock time); now + deadlineMs when not given. */
-  deadlineAt?: number;
+  /** When the call must be over (clock time). */
+  deadlineAt: number;
   /** What is being called, for the timeout message (e.g. "POST http://…/plants"). */
   what: string;
 }
 
 /**
- * Runs `attempt` until it is done, throws, or the attempts or the deadline run out; then throws the last
- * failure. `attempt` gets a signal that aborts when its own timeout passes or the caller aborts; a
- * rejection it does not catch while that signal aborted for the timeout counts as a retryable timeout.
+ * Runs `attempt` until it gives its value, throws anything but a RetryableFailure, or the attempts, the
+ * deadline or the quota run out; then throws the last failure. Every PlantStoreError thrown says how many
+ * requests were sent. `attempt` gets a signal that aborts when its own timeout passes or the caller
+ * aborts; whatever it throws once its timeout has passed is a retryable timeout.
  */
-export async function withRetries<T>(
-  attempt: (signal: AbortSignal) => Promise<AttemptResult<T>>,
+export function requestWithRetries<T>(
   context: RetryContext,
+  attempt: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const { policy, clock, random, signal, quota, what } = context;
-  const deadlineAt = context.deadlineAt ?? clock.now() + policy.deadlineMs;
-  let lastRetryCost: number | undefined;
-  let lastFailure: PlantStoreError | undefined;
-  for (let attemptNumber = 1; ; attemptNumber++) {
-    signal?.throwIfAborted();
-    // Whole milliseconds left: a request is sent only with at least one to wait for its answer.
-    const leftMs = Math.floor(deadlineAt - clock.now());
-    if (leftMs < 1) throw lastFailure ?? deadlinePassed(what, policy.deadlineMs);
-    const timeoutMs = Math.min(policy.attemptTimeoutMs, leftMs);
-    const result = await timedAttempt(attempt, timeoutMs, context);
-    if (result.done) {
-      quota.refund(lastRetryCost ?? NO_RETRY_INCREMENT);
-      return result.value;
-    }
-    const { failure, prepareNext } = result;
-    lastFailure = failure;
-    (failure as { attempts: number }).attempts = attemptNumber;
-    if (attemptNumber >= policy.maxAttempts) throw failure;
-    if (prepareNext) {
-      await prepareNext();
-      continue;
-    }
-    const delayMs =
-      result.retryAfterMs === undefined
-        ? random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptNumber - 1))
-        : Math.min(result.retryAfterMs, policy.maxRetryAfterMs);
-    // No attempt that could not finish before the deadline: the caller hears the failure now.
-    if (clock.now() + delayMs >= deadlineAt) throw failure;
-    // Throttling costs the quota less than a service passing out (5xx, no answer), as in the SDKs.
-    const cost = failure.status === 429 ? RETRY_COST : TRANSIENT_RETRY_COST;
-    if (!quota.tryTake(cost)) throw failure;
-    lastRetryCost = cost;
-    await sleep(clock, delayMs, signal);
-  }
+  const { policy, clock, random, quota, signal, deadlineAt, what } = context;
+  return withRetries(
+    {
+      policy,
+      clock,
+      random,
+      quota,
+      ...(signal ? { signal } : {}),
+      deadlineAt,
+      classify: (error) => (error instanceof RetryableFailure ? error.reason : undefined),
+      retryAfterMs: (error) => (error instanceof RetryableFailure ? error.retryAfterMs : undefined),
+      prepareRetry: async (error) => {
+        if (error instanceof RetryableFailure) await error.prepareNext?.();
+      },
+      giveUp: ({ cause }) =>
+        cause instanceof RetryableFailure ? cause.failure : deadlinePassed(what, policy.deadlineMs),
+    },
+    async (attemptSignal, attemptNumber) => {
+      try {
+        return await attempt(attemptSignal);
+      } catch (error) {
+        throw countedAs(timedOut(attemptSignal, what) ?? error, attemptNumber);
+      }
+    },
+  );
+}
+
+/** The failure of an attempt whose own timeout passed (its signal's reason, a TimeoutError), if it did. */
+function timedOut(signal: AbortSignal, what: string): RetryableFailure | undefined {
+  const reason: unknown = signal.reason;
+  const passed = signal.aborted && reason instanceof DOMException && reason.name === "TimeoutError";
+  if (!passed) return undefined;
+  return new RetryableFailure(new PlantStoreError(`${what}: ${reason.message}`, { cause: reason }));
+}
+
+/** The failure, its PlantStoreError saying it came of the request numbered `attempts`. */
+function countedAs(error: unknown, attempts: number): unknown {
+  const failure = error instanceof RetryableFailure ? error.failure : error;
+  if (failure instanceof PlantStoreError) (failure as { attempts: number }).attempts = attempts;
+  return error;
 }
 
 /** The call's deadline passed before its first request could be sent (spent getting a token, say). */
@@ -145,34 +157,4 @@ function deadlinePassed(what: string, deadlineMs: number): PlantStoreError {
   return new PlantStoreError(`${what}: not sent, the call's deadline of ${deadlineMs} ms had passed`, {
     attempts: 0,
   });
-}
-
-async function timedAttempt<T>(
-  attempt: (signal: AbortSignal) => Promise<AttemptResult<T>>,
-  timeoutMs: number,
-  { clock, signal, what }: RetryContext,
-): Promise<AttemptResult<T>> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timeoutError = () =>
-    new PlantStoreError(`${what}: no answer within ${timeoutMs} ms`, { cause: controller.signal.reason });
-  const cancelTimer = clock.setTimer(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError"));
-  }, timeoutMs);
-  const forwardAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener("abort", forwardAbort, { once: true });
-  try {
-    const result = await attempt(controller.signal);
-    if (signal?.aborted) throw signal.reason;
-    if (!result.done && timedOut) return { done: false, failure: timeoutError() };
-    return result;
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    if (timedOut) return { done: false, failure: timeoutError() };
-    throw error;
-  } finally {
-    cancelTimer();
-    signal?.removeEventListener("abort", forwardAbort);
-  }
 }

@@ -3,7 +3,8 @@
  * and the local run's take), cached until shortly before it expires and fetched once for many
  * concurrent calls; or a token the caller brings.
  */
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../lambda/clock.ts";
+import type { RetryQuota } from "../lambda/retry/standard-retry.ts";
 import {
   base64,
   credentialForms,
@@ -15,13 +16,7 @@ import {
 } from "./errors.ts";
 import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
 import { jsonFields } from "./plant-json.ts";
-import {
-  type AttemptResult,
-  RETRYABLE_STATUSES,
-  type RetryPolicy,
-  type RetryQuota,
-  withRetries,
-} from "./retry.ts";
+import { RETRYABLE_STATUSES, RetryableFailure, type RetryPolicy, requestWithRetries } from "./retry.ts";
 
 /** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
 export interface ClientCredentials {
@@ -194,14 +189,14 @@ class ClientCredentialsTokens implements TokenSource {
     const { tokenUrl } = credentials;
     const what = endpointName(tokenUrl);
     const init = tokenRequestInit(credentials);
-    const attempt = async (signal: AbortSignal): Promise<AttemptResult<CachedToken>> => {
+    const attempt = async (signal: AbortSignal): Promise<CachedToken> => {
       const requestedAt = context.clock.now();
       const answer = await exchange(context.fetch, tokenUrl, { ...init, signal }, what);
-      if (answer instanceof PlantStoreError) return { done: false, failure: answer };
-      return tokenAnswerResult(answer, requestedAt, tokenUrl, recent.forms, context.clock);
+      if (answer instanceof PlantStoreError) throw new RetryableFailure(answer);
+      return tokenOf(answer, requestedAt, tokenUrl, recent.forms, context.clock);
     };
     try {
-      const fetched = await withRetries(attempt, { ...context, what, deadlineAt });
+      const fetched = await requestWithRetries({ ...context, what, deadlineAt }, attempt);
       recent.add(fetched.token);
       this.cached = fetched;
       return fetched;
@@ -232,14 +227,17 @@ function tokenRequestInit({ clientId, clientSecret, scope }: ClientCredentials) 
   };
 }
 
-/** What the token endpoint's answer means: a token to cache, a failure worth another attempt, or a throw. */
-function tokenAnswerResult(
+/**
+ * What the token endpoint's answer means: a token to cache, or a thrown failure (a RetryableFailure when
+ * worth another attempt).
+ */
+function tokenOf(
   answer: Exchange,
   requestedAt: number,
   tokenUrl: string,
   knownSecrets: readonly string[],
   clock: Clock,
-): AttemptResult<CachedToken> {
+): CachedToken {
   const what = endpointName(tokenUrl);
   const fields = jsonFields(answer.body);
   // A token given with a refusal (a 200 of another token type) is one to hide as well.
@@ -254,9 +252,7 @@ function tokenAnswerResult(
     requestId: requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100),
     retryAfterSeconds: secondsOf(retryAfterMs(answer.headers, clock)),
   };
-  if (answer.status === 200) {
-    return { done: true, value: grantedToken(fields, requestedAt, tokenUrl, secrets, details) };
-  }
+  if (answer.status === 200) return grantedToken(fields, requestedAt, tokenUrl, secrets, details);
   const oauthError = typeof fields.error === "string" ? maskedExcerpt(fields.error, secrets, 100) : undefined;
   const description =
     typeof fields.error_description === "string"
@@ -268,7 +264,7 @@ function tokenAnswerResult(
   );
   const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
   if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
-  return { done: false, failure, retryAfterMs: retryAfterMs(answer.headers, clock) };
+  throw new RetryableFailure(failure, retryAfterMs(answer.headers, clock));
 }
 
 /** The Bearer token a 200 grants, cached until shortly before it expires; a 200 without one is thrown. */

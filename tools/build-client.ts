@@ -1,30 +1,31 @@
 /**
  * Builds the client package (client/package.json) into `<outDir>` (client/dist by default), self-contained:
- * the client's sources and what it shares with the function (lambda/request/lossless-json.ts, the retry
- * quota of lambda/store/retry.ts) are copied into a staging dir with their imports made local, then
+ * client/**.ts and every lambda/ module they reach through relative imports, followed transitively, are
+ * copied into a staging dir with their layout kept (client/ and lambda/ side by side, so no import is
+ * rewritten), then
  * - index.js: one ES module bundled by esbuild, for Node 20+ and browsers, importing nothing;
- * - *.d.ts: the declarations tsc emits from the staged sources (shared/ for the function's modules),
- *   whose imports all stay inside the package.
+ * - client/*.d.ts, lambda/**.d.ts: the declarations tsc emits from the staged sources, whose imports all
+ *   stay inside the package.
+ * A staged module that imports a `node:` module, a package, or a file outside client/ and lambda/ fails
+ * the build: the package must run in browsers and ship with no dependency.
  * `npm run build` (or `npm pack`, through prepack) in client/ runs it.
  */
 
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const CLIENT_DIR = join(ROOT, "client");
 export const CLIENT_DIST_DIR = join(CLIENT_DIR, "dist");
 
-/** The function's modules the client imports, and where the staged client finds them. */
-const SHARED_MODULES = new Map([
-  ["../lambda/request/lossless-json.ts", "lambda/request/lossless-json.ts"],
-  ["../lambda/store/retry.ts", "lambda/store/retry.ts"],
-]);
+/** The folders, relative to the repository, whose modules the package may hold. */
+const PACKAGE_FOLDERS = ["client", "lambda"];
 
 /** What the staged sources compile against: the client's own code, for ES2022 with the web's fetch. */
 const DECLARATION_OPTIONS = {
@@ -42,15 +43,18 @@ const DECLARATION_OPTIONS = {
   skipLibCheck: true,
 };
 
-export async function buildClient(outDir = CLIENT_DIST_DIR): Promise<string> {
+/** `root` is the repository the client and its lambda/ modules are read from (a test's copy, say). */
+export async function buildClient(outDir = CLIENT_DIST_DIR, { root = ROOT } = {}): Promise<string> {
   const stage = await mkdtemp(join(tmpdir(), "plant-store-client-build-"));
   try {
-    const sources = join(stage, "src");
-    await stageSources(sources);
+    for (const file of await packageModules(root)) {
+      await mkdir(dirname(join(stage, file)), { recursive: true });
+      await writeFile(join(stage, file), await readFile(join(root, file)));
+    }
     await rm(outDir, { recursive: true, force: true });
     await mkdir(outDir, { recursive: true });
     await build({
-      entryPoints: [join(sources, "index.ts")],
+      entryPoints: [join(stage, "client", "index.ts")],
       outfile: join(outDir, "index.js"),
       bundle: true,
       format: "esm",
@@ -62,8 +66,8 @@ export async function buildClient(outDir = CLIENT_DIST_DIR): Promise<string> {
     await writeFile(
       join(stage, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { ...DECLARATION_OPTIONS, rootDir: "src", outDir },
-        include: ["src"],
+        compilerOptions: { ...DECLARATION_OPTIONS, rootDir: ".", outDir },
+        include: PACKAGE_FOLDERS,
       }),
     );
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
@@ -79,6 +83,50 @@ export async function buildClient(outDir = CLIENT_DIST_DIR): Promise<string> {
 }
 
 /**
+ * The package's modules, relative to `root`: client/**.ts and the lambda/ modules they import, directly
+ * or through each other. Throws on an import of anything else.
+ */
+export async function packageModules(root = ROOT): Promise<string[]> {
+  const reached = new Set<string>();
+  const pending = (await clientSources(root)).map((file) => `client/${file}`);
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (reached.has(file)) continue;
+    reached.add(file);
+    const source = await readFile(join(root, file), "utf8");
+    const { importedFiles, typeReferenceDirectives } = ts.preProcessFile(source, true, true);
+    for (const { fileName: types } of typeReferenceDirectives) {
+      throw new Error(`${file} references the types of ${types}: the client package has no dependency`);
+    }
+    for (const { fileName: specifier } of importedFiles) {
+      pending.push(packageModuleImported(file, specifier));
+    }
+  }
+  return [...reached].sort();
+}
+
+/** The package's module that `file` imports as `specifier`, or an error saying why it cannot be one. */
+function packageModuleImported(file: string, specifier: string): string {
+  if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
+    throw new Error(
+      `${file} imports ${specifier}: the client package imports no node: module and no package, so that it runs in browsers and has no dependency`,
+    );
+  }
+  const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+  if (
+    !PACKAGE_FOLDERS.some((folder) => target.startsWith(`${folder}/`)) ||
+    target.startsWith("client/dist/")
+  ) {
+    throw new Error(
+      `${file} imports ${specifier} (${target}), outside the client package: only client/ and lambda/ modules can be packed`,
+    );
+  }
+  if (!target.endsWith(".ts")) {
+    throw new Error(`${file} imports ${specifier}: the package's modules are imported as .ts files`);
+  }
+  return target;
+}
+
+/**
  * tsc keeps the sources' `./x.ts` specifiers in declarations; a consumer resolves `./x.js` to `./x.d.ts`
  * under every module resolution, so the declarations name the .js their types stand for.
  */
@@ -89,29 +137,7 @@ async function useJsSpecifiers(outDir: string): Promise<void> {
   for (const file of declarations) {
     const path = join(outDir, file);
     const source = await readFile(path, "utf8");
-    await writeFile(path, source.replace(/(from\s+"\.{1,2}\/[^"]+)\.ts"/g, '$1.js"'));
-  }
-}
-
-/** client/**.ts (but its dist and generated-elsewhere files) and the shared modules, as `<sources>/…`, imports made local. */
-async function stageSources(sources: string): Promise<void> {
-  const files = await clientSources();
-  for (const file of files) {
-    let source = await readFile(join(CLIENT_DIR, file), "utf8");
-    for (const [specifier, sharedPath] of SHARED_MODULES) {
-      const local = relative(
-        dirname(join(sources, file)),
-        join(sources, "shared", sharedPath.split("/").pop() ?? ""),
-      );
-      source = source.replaceAll(`"${specifier}"`, `"./${local}"`);
-    }
-    if (source.includes('"../lambda/'))
-      throw new Error(`client/${file} imports a function module the build does not share`);
-    await mkdir(dirname(join(sources, file)), { recursive: true });
-    await writeFile(join(sources, file), source);
-  }
-  for (const sharedPath of SHARED_MODULES.values()) {
-    await cp(join(ROOT, sharedPath), join(sources, "shared", sharedPath.split("/").pop() ?? ""));
+    await writeFile(path, source.replace(/((?:from\s+|import\()"\.{1,2}\/[^"]+)\.ts"/g, '$1.js"'));
   }
 }
 
@@ -119,12 +145,12 @@ async function stageSources(sources: string): Promise<void> {
  * The client's .ts files, relative to client/. Its dist/ is never entered: another build (a parallel
  * test's `npm pack`) may be rewriting it meanwhile.
  */
-async function clientSources(folder = ""): Promise<string[]> {
+async function clientSources(root: string, folder = ""): Promise<string[]> {
   const files: string[] = [];
-  for (const entry of await readdir(join(CLIENT_DIR, folder), { withFileTypes: true })) {
+  for (const entry of await readdir(join(root, "client", folder), { withFileTypes: true })) {
     const path = folder ? `${folder}/${entry.name}` : entry.name;
     if (entry.isDirectory() && entry.name !== "dist" && entry.name !== "node_modules") {
-      files.push(...(await clientSources(path)));
+      files.push(...(await clientSources(root, path)));
     } else if (entry.isFile() && entry.name.endsWith(".ts")) files.push(path);
   }
   return files;

@@ -91,6 +91,12 @@ export interface RetryOptions {
   classify: (error: unknown) => RetryReason | undefined;
   /** The wait a failure asks for (a Retry-After, in ms), used instead of the backoff, up to its cap. */
   retryAfterMs?: (error: unknown) => number | undefined;
+  /**
+   * What the retry after `error` needs first (the client's new token after one was refused): run once the
+   * attempts allow a retry, before the deadline is checked and the wait, so that its time counts against
+   * the deadline. What it throws ends the call.
+   */
+  prepareRetry?: (error: unknown) => Promise<void>;
   /** Shared by every call of one instance or client; none: only the attempts and the deadline bound. */
   quota?: RetryQuota;
   /** What is thrown when the retries run out; the RetriesExhaustedError itself when not given. */
@@ -110,9 +116,9 @@ const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * Runs `attempt` until it succeeds, fails with a failure `classify` refuses, or a limit is reached: the
- * attempts, the deadline (a wait that would end past it is not waited for), or the quota. Each attempt
- * gets a signal that aborts at its own timeout, never later than the deadline, or with the caller's
- * signal; and its number, from 1.
+ * attempts, the deadline (an attempt is made only with a whole millisecond left to wait for its answer, a
+ * wait that would end past it is not waited for), or the quota. Each attempt gets a signal that aborts at
+ * its own timeout, never later than the deadline, or with the caller's signal; and its number, from 1.
  */
 export async function withRetries<T>(
   options: RetryOptions,
@@ -121,27 +127,32 @@ export async function withRetries<T>(
   const { policy, classify, quota, clock = systemClock, random = Math.random, signal } = options;
   const deadlineAt =
     options.deadlineAt ?? (policy.deadlineMs === undefined ? NO_LIMIT : clock.now() + policy.deadlineMs);
+  let lastFailure: { error: unknown } | undefined;
+  const giveUp = (attempts: number, why: GiveUpReason) => {
+    const exhausted = new RetriesExhaustedError(attempts, why, lastFailure && { cause: lastFailure.error });
+    return options.giveUp ? options.giveUp(exhausted) : exhausted;
+  };
   let lastRetryCost: number | undefined;
   let retriesMade = 0;
   for (let attemptNumber = 1; ; attemptNumber++) {
     signal?.throwIfAborted();
+    const leftMs = Math.floor(deadlineAt - clock.now());
+    if (leftMs < 1) throw giveUp(attemptNumber - 1, "deadline reached");
     let result: T;
     try {
-      result = await limitedAttempt(attempt, attemptNumber, deadlineAt, options, clock);
+      result = await limitedAttempt(attempt, attemptNumber, leftMs, options);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const reason = classify(error);
       if (reason === undefined) throw error;
-      const giveUp = (why: GiveUpReason) => {
-        const exhausted = new RetriesExhaustedError(attemptNumber, why, { cause: error });
-        return options.giveUp ? options.giveUp(exhausted) : exhausted;
-      };
-      if (attemptNumber >= policy.maxAttempts) throw giveUp("attempts exhausted");
+      lastFailure = { error };
+      if (attemptNumber >= policy.maxAttempts) throw giveUp(attemptNumber, "attempts exhausted");
+      await options.prepareRetry?.(error);
       const delayMs = reason === "follow-up" ? 0 : retryDelay(error, retriesMade, options, random);
-      if (clock.now() + delayMs >= deadlineAt) throw giveUp("deadline reached");
+      if (clock.now() + delayMs >= deadlineAt) throw giveUp(attemptNumber, "deadline reached");
       if (reason === "follow-up") continue;
       const cost = COSTS[reason];
-      if (quota && !quota.tryTake(cost)) throw giveUp("retry quota spent");
+      if (quota && !quota.tryTake(cost)) throw giveUp(attemptNumber, "retry quota spent");
       lastRetryCost = cost;
       retriesMade++;
       await clock.sleep(delayMs, signal);
@@ -166,15 +177,14 @@ function retryDelay(
   return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** n);
 }
 
-/** One attempt, its signal aborted at its timeout (or the deadline) or with the caller's signal. */
+/** One attempt, its signal aborted at its timeout (or the deadline, `leftMs` away) or with the caller's signal. */
 async function limitedAttempt<T>(
   attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
   attemptNumber: number,
-  deadlineAt: number,
-  { policy, signal }: RetryOptions,
-  clock: Clock,
+  leftMs: number,
+  { policy, signal, clock = systemClock }: RetryOptions,
 ): Promise<T> {
-  const timeoutMs = Math.min(policy.attemptTimeoutMs ?? NO_LIMIT, deadlineAt - clock.now());
+  const timeoutMs = Math.min(policy.attemptTimeoutMs ?? NO_LIMIT, leftMs);
   if (timeoutMs === NO_LIMIT && signal === undefined) {
     return attempt(NEVER_ABORTED, attemptNumber);
   }
@@ -182,7 +192,7 @@ async function limitedAttempt<T>(
   const cancelTimer =
     timeoutMs === NO_LIMIT
       ? undefined
-      : clock.setTimer(() => controller.abort(timeoutReason(timeoutMs)), Math.max(0, timeoutMs));
+      : clock.setTimer(() => controller.abort(timeoutReason(timeoutMs)), timeoutMs);
   const forwardAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener("abort", forwardAbort, { once: true });
   try {

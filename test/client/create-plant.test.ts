@@ -1,16 +1,19 @@
 /** The client against a scripted fetch on a virtual clock: ids, answers, errors and retries, without real waits. */
 import { readdirSync, readFileSync } from "node:fs";
+import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createPlantStoreClient, type PlantStoreClientOptions, PlantStoreError } from "../../client/index.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import {
   BASE_URL,
   CREDENTIALS,
-  FakeClock,
   json,
   neverAnswers,
   PLANTS_URL,
   type Responder,
+  START,
   scriptedFetch,
+  settle,
   TOKEN_URL,
   tokenAnswer,
 } from "./fakes.ts";
@@ -19,7 +22,7 @@ const TOKEN = "header.payload-1.signature";
 
 /** A client whose token endpoint always gives TOKEN, and whose API answers with `answerPlants`. */
 function setup(answerPlants: Responder, options: Partial<PlantStoreClientOptions> = {}) {
-  const clock = new FakeClock();
+  const clock = new FakeClock({ now: START });
   const fake = scriptedFetch(clock, (request, signal) =>
     request.url === TOKEN_URL ? tokenAnswer(TOKEN) : answerPlants(request, signal),
   );
@@ -35,7 +38,7 @@ function setup(answerPlants: Responder, options: Partial<PlantStoreClientOptions
     clock,
     client,
     ...fake,
-    create: (plant: Parameters<typeof client.createPlant>[0]) => clock.run(client.createPlant(plant)),
+    create: (plant: Parameters<typeof client.createPlant>[0]) => settle(clock, client.createPlant(plant)),
   };
 }
 
@@ -121,6 +124,17 @@ describe("errors", () => {
     expect(plantRequests()).toHaveLength(1);
   });
 
+  it("counts every request sent in attempts, also when a retry is answered with a failure not retried", async () => {
+    let answered = 0;
+    const { create, plantRequests } = setup(() =>
+      ++answered === 1
+        ? json(503, { error: 503, message: "store unavailable" }, { "retry-after": "1" })
+        : json(409, { error: 409, message: "a different plant is stored under id 7" }),
+    );
+    await expect(create({ id: 7, name: "Ivy" })).rejects.toMatchObject({ status: 409, attempts: 2 });
+    expect(plantRequests()).toHaveLength(2);
+  });
+
   it.each([400, 403, 413, 415, 500])("does not retry a %i", async (status) => {
     const { create, plantRequests } = setup(() => json(status, { error: status, message: "no" }));
     await expect(create({ id: 7, name: "Ivy" })).rejects.toMatchObject({ status });
@@ -150,13 +164,13 @@ describe("errors", () => {
 describe("retries: 503, 429, no answer and timeouts, with backoff, inside the deadline", () => {
   it("answers the plant after two 503s with Retry-After: 1, with 3 requests about 2 s apart in all", async () => {
     let answered = 0;
-    const { create, plantRequests, clock } = setup((request) =>
+    const { create, plantRequests } = setup((request) =>
       ++answered <= 2
         ? json(503, { error: 503, message: "store unavailable" }, { "retry-after": "1" })
         : echoPlant(request, undefined),
     );
     expect(await create({ id: 9007199254740993n, name: "Fern" })).toEqual({ name: "Fern" });
-    const times = plantRequests().map((request) => request.at - clock.started);
+    const times = plantRequests().map((request) => request.at - START);
     expect(times).toEqual([0, 1000, 2000]);
     expect(new Set(plantRequests().map((request) => request.body)).size).toBe(1);
   });
@@ -198,7 +212,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
 
   it("honours a 429's Retry-After up to a cap", async () => {
     let answered = 0;
-    const { create, plantRequests, clock } = setup(
+    const { create, plantRequests } = setup(
       (request) =>
         ++answered === 1
           ? json(429, { message: "Too Many Requests" }, { "retry-after": "3600" })
@@ -206,7 +220,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
       { retry: { maxRetryAfterMs: 2500 } },
     );
     await create({ id: 1, name: "Fern" });
-    expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 2500]);
+    expect(plantRequests().map((request) => request.at - START)).toEqual([0, 2500]);
   });
 
   it.each([
@@ -226,7 +240,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
         { retry: { baseDelayMs: 100 } },
       );
       await create({ id: 1, name: "Fern" });
-      expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, waited]);
+      expect(plantRequests().map((request) => request.at - START)).toEqual([0, waited]);
     },
   );
 
@@ -242,17 +256,17 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
   });
 
   it("backs off with full jitter: random × min(cap, base × 2^n)", async () => {
-    const { create, plantRequests, clock } = setup(() => json(503, { error: 503, message: "down" }), {
+    const { create, plantRequests } = setup(() => json(503, { error: 503, message: "down" }), {
       retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 300 },
       random: () => 0.5,
     });
     await expect(create({ id: 1, name: "Fern" })).rejects.toMatchObject({ status: 503 });
-    expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 50, 150, 300]);
+    expect(plantRequests().map((request) => request.at - START)).toEqual([0, 50, 150, 300]);
   });
 
   it("retries a request that got no answer, and one that timed out after it was sent", async () => {
     let answered = 0;
-    const { create, plantRequests, clock } = setup(
+    const { create, plantRequests } = setup(
       (request, signal) => {
         answered++;
         if (answered === 1) throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
@@ -262,7 +276,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
       { retry: { attemptTimeoutMs: 1000 }, random: () => 0 },
     );
     expect(await create({ id: 1, name: "Fern" })).toEqual({ name: "Fern" });
-    expect(plantRequests().map((request) => request.at - clock.started)).toEqual([0, 0, 1000]);
+    expect(plantRequests().map((request) => request.at - START)).toEqual([0, 0, 1000]);
   });
 
   it("throws a timeout naming the URL when every attempt times out", async () => {
@@ -291,6 +305,32 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(plantRequests()).toHaveLength(1);
   });
 
+  it("takes a clock of now and setTimer alone, as before the one clock, and waits with its timers", async () => {
+    const fake = new FakeClock({ now: START });
+    const timers: number[] = [];
+    const timersOnly = {
+      now: () => fake.now(),
+      setTimer(callback: () => void, ms: number) {
+        timers.push(ms);
+        return fake.setTimer(callback, ms);
+      },
+    };
+    let answered = 0;
+    const { client, plantRequests } = setup(
+      (request) =>
+        ++answered === 1
+          ? json(503, { error: 503, message: "down" }, { "retry-after": "1" })
+          : echoPlant(request, undefined),
+      { clock: timersOnly },
+    );
+    expect(await settle(fake, client.createPlant({ id: 1, name: "Fern" }))).toEqual({ name: "Fern" });
+    expect(plantRequests()).toHaveLength(2);
+    expect(fake.now() - START).toBe(1000);
+    // The attempts' timeouts (5 s each), and between them the Retry-After's wait.
+    expect(timers).toEqual([5000, 5000, 1000, 5000]);
+    expect(fake.sleeps).toEqual([]);
+  });
+
   it("refuses retry settings that make no sense", () => {
     expect(() => setup(echoPlant, { retry: { maxAttempts: 0 } })).toThrow(/retry\.maxAttempts/);
     expect(() => setup(echoPlant, { retry: { deadlineMs: -1 } })).toThrow(/retry\.deadlineMs/);
@@ -298,32 +338,38 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
 });
 
 describe("the client module runs outside Node", () => {
-  it("imports nothing but its own modules and the API's pure modules: the lossless JSON parser, the retry quota", () => {
-    const directory = new URL("../../client/", import.meta.url);
+  it("imports, itself or through the function's modules it shares, only client/ and lambda/ modules, none using Node", () => {
+    const repository = new URL("../../", import.meta.url);
     // Its sources, never its dist/, which a parallel test's `npm pack` may be rewriting meanwhile.
-    const files = ["", "generated/"].flatMap((folder) =>
-      readdirSync(new URL(folder, directory))
+    const clientFiles = ["", "generated/"].flatMap((folder) =>
+      readdirSync(new URL(`client/${folder}`, repository))
         .filter((file) => file.endsWith(".ts"))
-        .map((file) => `${folder}${file}`),
+        .map((file) => `client/${folder}${file}`),
     );
-    expect(files).toContain("index.ts");
-    expect(files).toContain("generated/plant-schema.ts");
-    for (const file of files) {
-      const source = readFileSync(new URL(file, directory), "utf8");
-      const imports = [...source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((match) => match[1]);
+    expect(clientFiles).toContain("client/index.ts");
+    expect(clientFiles).toContain("client/generated/plant-schema.ts");
+    const reached = new Set<string>();
+    const pending = [...clientFiles];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (reached.has(file)) continue;
+      reached.add(file);
+      const source = readFileSync(new URL(file, repository), "utf8");
+      const imports = [...source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map(
+        (match) => match[1] ?? "",
+      );
       for (const specifier of imports) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(
-          file.startsWith("generated/")
-            ? /^\.\.\/[\w-]+\.ts$/
-            : /^\.\/(generated\/)?[\w-]+\.ts$|^\.\.\/lambda\/request\/lossless-json\.ts$|^\.\.\/lambda\/store\/retry\.ts$/,
-        );
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\.?\/[\w./-]+\.ts$/);
+        const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+        expect(target, `${file} imports ${specifier}`).toMatch(/^(client|lambda)\/[\w/-]+\.ts$/);
+        pending.push(target);
       }
       expect(source, file).not.toMatch(/\b(Buffer|process|require)\b/);
     }
-    for (const shared of ["request/lossless-json.ts", "store/retry.ts"]) {
-      const source = readFileSync(new URL(`../../lambda/${shared}`, import.meta.url), "utf8");
-      expect(source, shared).not.toMatch(/^import /m);
-      expect(source, shared).not.toMatch(/\b(Buffer|process|require)\b/);
-    }
+    // The function's modules it shares: the lossless JSON parser, the one retry strategy and the one clock.
+    expect([...reached].filter((file) => file.startsWith("lambda/")).sort()).toEqual([
+      "lambda/clock.ts",
+      "lambda/request/lossless-json.ts",
+      "lambda/retry/standard-retry.ts",
+    ]);
   });
 });

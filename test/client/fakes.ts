@@ -1,118 +1,33 @@
-/** A virtual clock and a scripted fetch, so that the client's waits, timeouts and retries take no real time. */
-import { type Clock, systemClock } from "../../client/index.ts";
+/**
+ * The client's tests on the one fake clock (test/support/fake-clock.ts) and a scripted fetch, so that its
+ * waits, timeouts and retries take no real time.
+ */
+import type { Clock } from "../../lambda/clock.ts";
+import type { FakeClock } from "../support/fake-clock.ts";
 
-interface Timer {
-  at: number;
-  callback: () => void;
-}
-
-export class FakeClock implements Clock {
-  time = 1_800_000_000_000;
-  readonly started = this.time;
-  private timers: Timer[] = [];
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimer(callback: () => void, ms: number): () => void {
-    const timer = { at: this.time + ms, callback };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((other) => other !== timer);
-    };
-  }
-
-  get elapsedMs(): number {
-    return this.time - this.started;
-  }
-
-  /** Settles `promise`, moving time to the next timer whenever nothing else is left to run. */
-  async run<T>(promise: Promise<T>): Promise<T> {
-    let settled = false;
-    promise.then(
-      () => {
-        settled = true;
-      },
-      () => {
-        settled = true;
-      },
-    );
-    for (;;) {
-      // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
-      // turns of the event loop leave room for anything a Response body takes beyond microtasks.
-      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-      if (settled) return promise;
-      const next = this.timers.reduce<Timer | undefined>(
-        (earliest, timer) => (earliest === undefined || timer.at < earliest.at ? timer : earliest),
-        undefined,
-      );
-      if (next === undefined) throw new Error("the call waits for something that never comes");
-      this.timers = this.timers.filter((timer) => timer !== next);
-      this.time = Math.max(this.time, next.at);
-      next.callback();
-    }
-  }
-}
+/** When the client's fake clocks start: a time of today's order (HTTP dates, token lifetimes), whole seconds. */
+export const START = 1_800_000_000_000;
 
 /**
- * Real time, except for the client's waits between attempts: a timer of at most `longestWaitMs` (a
- * backoff, a capped Retry-After) is recorded in `waits` and fires at once, and the clock moves on by its
- * length, as if it had been waited. Longer timers (the attempt timeouts, which the tests using this set
- * far longer) run in real time. For the end-to-end tests, where a real server answers.
+ * Settles `promise`, moving `clock` to its next timer (an answer due later, an attempt's timeout, the
+ * call's deadline) whenever nothing else is left to run.
  */
-export class SkippedWaitsClock implements Clock {
-  readonly waits: number[] = [];
-  private skippedMs = 0;
-
-  constructor(private readonly longestWaitMs: number) {}
-
-  now(): number {
-    return Date.now() + this.skippedMs;
-  }
-
-  setTimer(callback: () => void, ms: number): () => void {
-    if (ms > this.longestWaitMs) return systemClock.setTimer(callback, ms);
-    this.waits.push(ms);
-    this.skippedMs += ms;
-    let cancelled = false;
-    queueMicrotask(() => {
-      if (!cancelled) callback();
-    });
-    return () => {
-      cancelled = true;
-    };
-  }
-}
-
-/**
- * Real time, whose pending timers a test can fire before they are due: an attempt's timeout passing
- * on cue, at the moment the test chooses, instead of after a real wait.
- */
-export class CuedTimeoutsClock implements Clock {
-  private pending = new Set<() => void>();
-
-  now(): number {
-    return Date.now();
-  }
-
-  setTimer(callback: () => void, ms: number): () => void {
-    const fire = () => {
-      if (this.pending.delete(fire)) callback();
-    };
-    this.pending.add(fire);
-    const cancel = systemClock.setTimer(fire, ms);
-    return () => {
-      this.pending.delete(fire);
-      cancel();
-    };
-  }
-
-  /** Fires every timer now pending; how many there were. */
-  fireAll(): number {
-    const due = [...this.pending];
-    for (const fire of due) fire();
-    return due.length;
+export async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  for (;;) {
+    // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
+    // turns of the event loop leave room for anything a Response body takes beyond microtasks.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    if (settled) return promise;
+    if (!clock.next()) throw new Error("the call waits for something that never comes");
   }
 }
 
@@ -131,7 +46,7 @@ export type Responder = (
 ) => Response | Promise<Response>;
 
 /** A fetch that answers from `respond` and records every request, token requests and API requests apart. */
-export function scriptedFetch(clock: FakeClock, respond: Responder) {
+export function scriptedFetch(clock: Pick<Clock, "now">, respond: Responder) {
   const requests: RecordedRequest[] = [];
   const fetch = async (url: string, init: RequestInit): Promise<Response> => {
     init.signal?.throwIfAborted();

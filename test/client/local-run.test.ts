@@ -15,9 +15,9 @@ import {
 } from "../../client/index.ts";
 import { callDynamoDb } from "../../local/dynamodb.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { npmRun, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
-import { CuedTimeoutsClock } from "./fakes.ts";
 
 let dataDir: string;
 let server: RunningServer;
@@ -157,18 +157,26 @@ describe("createPlant through npm start", () => {
   });
 
   it("sends again a create that timed out after it was stored, and gets the plant (a replay answers 200)", async () => {
-    const clock = new CuedTimeoutsClock();
+    const clock = new FakeClock();
     const statuses: number[] = [];
     const { counts, fetch } = countingFetch(async (path, response) => {
       if (path !== "/plants") return response;
       statuses.push(response.status);
       if (counts.plants > 1) return response;
-      // The API has answered (the plant is stored), but the answer is late: the attempt's timeout passes.
+      // The API has answered (the plant is stored), but the answer is late: the attempt's timeout passes,
+      // the one timer the client has set.
       await response.body?.cancel();
-      expect(clock.fireAll()).toBe(1);
+      expect(clock.pendingTimers()).toEqual([PATIENT.attemptTimeoutMs / 2]);
+      clock.next();
       throw new DOMException("the attempt timed out", "AbortError");
     });
-    const client = clientWith({ fetch, clock, random: () => 0 });
+    const client = clientWith({
+      fetch,
+      clock,
+      random: () => 0,
+      // On the fake clock, time passes only by the timeout: half the deadline, the other half for the resend.
+      retry: { ...PATIENT, attemptTimeoutMs: PATIENT.attemptTimeoutMs / 2 },
+    });
     expect(await client.createPlant({ id: 3502n, name: "Fern" })).toEqual({ name: "Fern" });
     expect(statuses).toEqual([200, 200]);
     expect(await readStoredItem(store.endpoint, store.tableName, "3502")).toEqual({

@@ -57,7 +57,7 @@ describe("the packed tarball", () => {
       name: "@plant-store/client",
       version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
       type: "module",
-      exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+      exports: { ".": { types: "./dist/client/index.d.ts", default: "./dist/index.js" } },
     });
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.peerDependencies).toBeUndefined();
@@ -69,7 +69,11 @@ describe("the packed tarball", () => {
       /\.(js|d\.ts)$/.test(file),
     );
     expect(files).toEqual(
-      expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/shared/lossless-json.d.ts"]),
+      expect.arrayContaining([
+        "dist/index.js",
+        "dist/client/index.d.ts",
+        "dist/lambda/request/lossless-json.d.ts",
+      ]),
     );
     for (const file of files) {
       const source = await readFile(join(root, file), "utf8");

@@ -8,8 +8,9 @@ import { inspect } from "node:util";
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { createPlantStoreClient } from "../../client/index.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { FakeClock, json, PLANTS_URL, type RecordedRequest, scriptedFetch, TOKEN_URL } from "./fakes.ts";
+import { json, PLANTS_URL, type RecordedRequest, START, scriptedFetch, settle, TOKEN_URL } from "./fakes.ts";
 
 const CLIENT_ID = "client-id-1";
 
@@ -126,7 +127,7 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
     fc.asyncProperty(credential("Qv"), credential("Tk"), scenario, async (secret, token, sc) => {
       const forms = echoedForms(secret, token);
       const echo = `${sc.prefix}${forms[sc.formIndex % forms.length]}${sc.suffix}`;
-      const clock = new FakeClock();
+      const clock = new FakeClock({ now: START });
       const fake = scriptedFetch(clock, (request: RecordedRequest) =>
         request.url === TOKEN_URL
           ? answer(sc.tokenStatus, "token", token, echo, sc.carriers)
@@ -139,7 +140,7 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
         clock,
         random: () => 0.5,
       });
-      const error = (await clock.run(client.createPlant({ id: 1n, name: "Fern" })).then(
+      const error = (await settle(clock, client.createPlant({ id: 1n, name: "Fern" })).then(
         () => new Error("createPlant did not fail"),
         (thrown: unknown) => thrown,
       )) as Error;

@@ -1,25 +1,21 @@
 /**
  * The client through `npm start` when the store fails: the real handler answers 503 with Retry-After
  * because the DynamoDB it writes to (AWS_ENDPOINT_URL_DYNAMODB, a loopback endpoint in front of dynalite)
- * throttles or loses its answers, for as many of the client's requests as a test says. The client's waits
- * are recorded and skipped (SkippedWaitsClock): what Retry-After asked for is asserted, never wall-clock time.
+ * throttles or loses its answers, for as many of the client's requests as a test says. The client waits on
+ * the one fake clock (test/support/fake-clock.ts), which records its waits and skips them: what Retry-After
+ * asked for is asserted, never wall-clock time.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ClientCredentials,
-  createPlantStoreClient,
-  DEFAULT_RETRY_POLICY,
-  PlantStoreError,
-} from "../../client/index.ts";
+import { type ClientCredentials, createPlantStoreClient, PlantStoreError } from "../../client/index.ts";
 import type { LocalDynamoDb } from "../../local/dynamodb.ts";
 import { DEFAULT_TABLE_NAME } from "../../local/local-settings.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import type { Fault, FaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { type FaultyLocalRun, startLocalRunOnFaultyStore } from "../support/faulty-local-run.ts";
 import type { RunningServer } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
-import { SkippedWaitsClock } from "./fakes.ts";
 
 let dynamoDb: LocalDynamoDb;
 let faulty: FaultyDynamoDb;
@@ -56,18 +52,13 @@ function storeFaultsPerRequest(storeFor: (request: number) => Fault) {
   return { fetch, answers };
 }
 
-/** The client with its waits skipped; attempts get far longer than any wait, so that none is taken for one. */
+/**
+ * The client with its waits skipped. Time moves only by them: a slow machine never turns a slow answer
+ * into a retry, whose count is asserted.
+ */
 function clientWith(fetch: (url: string, init: RequestInit) => Promise<Response>) {
-  const { maxRetryAfterMs, maxDelayMs } = DEFAULT_RETRY_POLICY;
-  const clock = new SkippedWaitsClock(Math.max(maxRetryAfterMs, maxDelayMs));
-  const client = createPlantStoreClient({
-    baseUrl: server.url,
-    credentials: local,
-    fetch,
-    clock,
-    // Counts of requests are asserted, so a slow machine must not turn a slow answer into a retry.
-    retry: { attemptTimeoutMs: 60_000, deadlineMs: 120_000 },
-  });
+  const clock = new FakeClock();
+  const client = createPlantStoreClient({ baseUrl: server.url, credentials: local, fetch, clock });
   return { client, clock };
 }
 
@@ -83,7 +74,7 @@ describe("a store that fails for the first requests", () => {
 
     expect(plant).toEqual({ name: "Fern", tag: "fern" });
     expect(answers).toEqual([UNAVAILABLE, UNAVAILABLE, { status: 200, retryAfter: null }]);
-    expect(clock.waits).toEqual([1000, 1000]);
+    expect(clock.sleeps).toEqual([1000, 1000]);
     expect(await storedItem("9007199254740993")).toEqual({
       id: { N: "9007199254740993" },
       name: { S: "Fern" },
@@ -116,7 +107,7 @@ describe("a store that fails for every request: the last 503, saying what the ha
       `POST ${server.url}/plants answered 503: the plant store is unavailable; nothing was written, retry later`,
     );
     expect(answers).toEqual([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE]);
-    expect(clock.waits).toEqual([1000, 1000]);
+    expect(clock.sleeps).toEqual([1000, 1000]);
     expect(await storedItem("9201")).toBeUndefined();
   }, 60_000);
 
@@ -134,7 +125,7 @@ describe("a store that fails for every request: the last 503, saying what the ha
       "the plant may have been stored; sending the same request again is safe",
     );
     expect(answers).toEqual([UNAVAILABLE, UNAVAILABLE, UNAVAILABLE]);
-    expect(clock.waits).toEqual([1000, 1000]);
+    expect(clock.sleeps).toEqual([1000, 1000]);
     expect(await storedItem("9202")).toEqual({ id: { N: "9202" }, name: { S: "Ivy" } });
 
     expect(await client.createPlant({ id: 9202n, name: "Ivy" })).toEqual({ name: "Ivy" });

@@ -1,14 +1,16 @@
 /** Tokens of the client-credentials grant: asked for as Cognito expects, cached, shared, replaced once. */
 import { describe, expect, it } from "vitest";
 import { createPlantStoreClient, TokenEndpointError } from "../../client/index.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 import {
   BASE_URL,
   CREDENTIALS,
-  FakeClock,
   INVALID_TOKEN_CHALLENGE,
   json,
   type Responder,
+  START,
   scriptedFetch,
+  settle,
   TOKEN_URL,
   tokenAnswer,
 } from "./fakes.ts";
@@ -21,14 +23,14 @@ function setup(
   answerToken?: Responder,
   credentials: Parameters<typeof createPlantStoreClient>[0]["credentials"] = CREDENTIALS,
 ) {
-  const clock = new FakeClock();
+  const clock = new FakeClock({ now: START });
   let issued = 0;
   const giveToken: Responder = answerToken ?? (() => tokenAnswer(`token-${++issued}`));
   const fake = scriptedFetch(clock, (request, signal) =>
     request.url === TOKEN_URL ? giveToken(request, signal) : answerPlants(request, signal),
   );
   const client = createPlantStoreClient({ baseUrl: BASE_URL, credentials, fetch: fake.fetch, clock });
-  const create = (id: number | bigint = 1) => clock.run(client.createPlant({ id, name: "Fern" }));
+  const create = (id: number | bigint = 1) => settle(clock, client.createPlant({ id, name: "Fern" }));
   return { clock, client, create, ...fake };
 }
 
@@ -65,7 +67,8 @@ describe("the token request", () => {
 describe("the token cache", () => {
   it("serves 50 concurrent creates with one token request", async () => {
     const { clock, client, tokenRequests, plantRequests } = setup();
-    await clock.run(
+    await settle(
+      clock,
       Promise.all(Array.from({ length: 50 }, (_, id) => client.createPlant({ id, name: "Fern" }))),
     );
     expect(tokenRequests()).toHaveLength(1);
@@ -76,10 +79,10 @@ describe("the token cache", () => {
   it("uses a token until shortly before expires_in, then fetches one new token for the next calls", async () => {
     const { clock, create, tokenRequests, plantRequests } = setup();
     await create();
-    clock.time += 3540_000 - 1;
+    clock.advance(3540_000 - 1);
     await create();
     expect(tokenRequests()).toHaveLength(1);
-    clock.time += 1;
+    clock.advance(1);
     await create();
     await create();
     expect(tokenRequests()).toHaveLength(2);
@@ -108,7 +111,8 @@ describe("the token cache", () => {
         ? json(401, { error: 401, message: "revoked" }, INVALID_TOKEN_CHALLENGE)
         : ok(request, undefined),
     );
-    await clock.run(
+    await settle(
+      clock,
       Promise.all(Array.from({ length: 20 }, (_, id) => client.createPlant({ id, name: "Fern" }))),
     );
     expect(tokenRequests()).toHaveLength(2);
@@ -141,7 +145,7 @@ describe("the token cache", () => {
 
   it("asks a token function again on a 401 invalid_token, but cannot replace a fixed token", async () => {
     const refused = () => json(401, { error: 401, message: "expired" }, INVALID_TOKEN_CHALLENGE);
-    const clock = new FakeClock();
+    const clock = new FakeClock({ now: START });
     let asked = 0;
     const withFunction = scriptedFetch(clock, (request) =>
       bearerOf(request) === "Bearer mine-1" ? refused() : ok(request, undefined),
@@ -152,7 +156,7 @@ describe("the token cache", () => {
       fetch: withFunction.fetch,
       clock,
     });
-    expect(await clock.run(client.createPlant({ id: 1, name: "Fern" }))).toEqual({ name: "Fern" });
+    expect(await settle(clock, client.createPlant({ id: 1, name: "Fern" }))).toEqual({ name: "Fern" });
     expect(asked).toBe(2);
 
     const fixed = scriptedFetch(clock, refused);
@@ -162,9 +166,9 @@ describe("the token cache", () => {
       fetch: fixed.fetch,
       clock,
     });
-    const error = (await clock
-      .run(fixedClient.createPlant({ id: 1, name: "Fern" }))
-      .catch((thrown: unknown) => thrown)) as Error;
+    const error = (await settle(clock, fixedClient.createPlant({ id: 1, name: "Fern" })).catch(
+      (thrown: unknown) => thrown,
+    )) as Error;
     expect(error).toMatchObject({ status: 401 });
     expect(error.message).not.toContain("mine-1");
     expect(fixed.requests).toHaveLength(1);

@@ -29,7 +29,6 @@ import { type Harness, startHarness, TEST_ISSUER } from "../../support/harness.t
 import { FakeClock } from "../support/fake-clock.ts";
 import { base64url, jwsSignature, pkcs1Encoding } from "../support/forged-tokens.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 24_2026);
 const RUNS = fuzzRuns(800, 0.05);
@@ -475,7 +474,6 @@ async function joseDecides(token: string): Promise<Decision> {
 
 let harness: Harness;
 let handler: Handler;
-let logs: LogCapture;
 let nextId = 1;
 
 /**
@@ -559,8 +557,6 @@ const INTENDED_DIFFERENCES: IntendedDifference[] = [
 // ---- The test ------------------------------------------------------------------------------------
 
 beforeAll(async () => {
-  // The request lines, and the lines about the key set's left-out keys.
-  logs = captureLogs();
   harness = await startHarness({ JWT_AUDIENCE: AUDIENCE });
   harness.jwks.setKeys({ keys: KEY_SET });
   // The production wiring's handler, store and policy, with an authenticator on a clock held at NOW.
@@ -570,7 +566,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  logs.restore();
   await harness.close();
 });
 

@@ -4,7 +4,7 @@
  * refusal is an Error body, and every 200 is exactly the plant the store holds.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ApiGatewayEvent, ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { callDynamoDb } from "../../local/dynamodb.ts";
@@ -13,7 +13,6 @@ import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts
 import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { silenceRequestLogs } from "../support/log-capture.ts";
 import { type HostileBody, hostileBody, plantBody, validText } from "../support/plant-arbitraries.ts";
 
 const BODY_RUNS = fuzzRuns(1200);
@@ -29,13 +28,11 @@ let harness: Harness;
 let token: string;
 
 beforeAll(async () => {
-  silenceRequestLogs();
   harness = await startHarness();
   token = await harness.issuer.mint();
 });
 
 afterAll(async () => {
-  vi.restoreAllMocks();
   await harness.close();
 });
 

@@ -2,19 +2,17 @@
  * Races against dynalite: concurrent creates of one id have exactly one winner (the conditional
  * put), identical creates are all safe replays, and distinct ids under load are all created.
  */
-import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
-import { silenceRequestLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
 let token: string;
 
 beforeAll(async () => {
-  silenceRequestLogs();
   // One process serves hundreds of concurrent creates here (a Lambda instance serves one at a time): on a
   // busy machine dynalite can take over the 1 s attempt timeout, and 200 timeouts at once would spend the
   // instance's retry quota (10 per retry) and answer 503. These tests are about who wins, not about time.
@@ -23,7 +21,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  vi.restoreAllMocks();
   await harness.close();
 });
 

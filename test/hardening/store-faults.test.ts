@@ -6,7 +6,7 @@
  * injected clock: a backoff passes at once, and an attempt times out when the endpoint has taken its
  * request and will not answer, so no test waits for a timer.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { readConfig } from "../../lambda/config.ts";
 import { DEFAULT_STORE_DEADLINE_MS, DEFAULT_STORE_MAX_ATTEMPTS } from "../../lambda/defaults.ts";
 import { productionDependencies } from "../../lambda/dependencies.ts";
@@ -21,7 +21,6 @@ import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts
 import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import { silenceRequestLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
@@ -55,7 +54,6 @@ function storeBehindFaults(settings: Partial<DynamoDbSettings> = {}) {
 }
 
 beforeAll(async () => {
-  silenceRequestLogs();
   harness = await startHarness();
   faulty = await startFaultyDynamoDb(harness.dynamoDb.endpoint);
   const config = readConfig({ ...harness.environment, AWS_ENDPOINT_URL_DYNAMODB: faulty.url });
@@ -64,7 +62,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  vi.restoreAllMocks();
   await faulty.close();
   await harness.close();
 });

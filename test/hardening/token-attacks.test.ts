@@ -6,7 +6,7 @@
  */
 import { createPublicKey } from "node:crypto";
 import type { JWK } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createTokenIssuer, generateSigningKey, type TokenIssuer } from "../../local/token-issuer.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
@@ -20,7 +20,6 @@ import {
   signWithRawHeader,
   unsignedToken,
 } from "../support/forged-tokens.ts";
-import { silenceRequestLogs } from "../support/log-capture.ts";
 
 let nextId = 1;
 
@@ -38,14 +37,6 @@ function expectRefused(result: ApiGatewayResult, token: string, status = 401, er
     if (segment.length > 8) expect(answer).not.toContain(segment);
   }
 }
-
-beforeAll(() => {
-  silenceRequestLogs();
-});
-
-afterAll(() => {
-  vi.restoreAllMocks();
-});
 
 describe("forged and misissued tokens", () => {
   let harness: Harness;

@@ -25,7 +25,6 @@ import {
   weakKeys,
 } from "../support/forged-tokens.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
 const TOKEN_RUNS = fuzzRuns(600, 0.1);
 const WEAK_KEY_RUNS = fuzzRuns(150, 0.02);
@@ -34,7 +33,6 @@ const SHARED_KID_RUNS = fuzzRuns(100, 0.02);
 /** Seconds either side of 1970 beyond which `new Date(seconds * 1000)` is invalid. */
 const LAST_DATE_SECONDS = 8.64e12;
 
-let logs: LogCapture;
 let harness: Harness;
 let keys: PublishedKey[];
 let weak: WeakKey[];
@@ -49,8 +47,6 @@ const shared = {
 const publicJwk = (key: KeyObject, kid: string) => ({ ...key.export({ format: "jwk" }), kid });
 
 beforeAll(async () => {
-  // The request lines, and the lines about the weak keys left out of the key set.
-  logs = captureLogs();
   keys = keysOfEveryType();
   weak = weakKeys();
   harness = await startHarness({ JWT_AUDIENCE: "" });
@@ -67,7 +63,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  logs.restore();
   await harness.close();
 });
 

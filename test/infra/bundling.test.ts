@@ -25,7 +25,6 @@ import {
   HANDLER_EXPORT,
   HANDLER_FACTORY_EXPORT,
 } from "../../tools/bundle-options.ts";
-import { silenceRequestLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 const execFileAsync = promisify(execFile);
@@ -38,7 +37,6 @@ let deployedAssemblyDirectory: string;
 const bundles: Record<"deployed" | "local", string> = { deployed: "", local: "" };
 
 beforeAll(async () => {
-  silenceRequestLogs();
   harness = await startHarness();
   token = await harness.issuer.mint();
   deployedAssemblyDirectory = await mkdtemp(join(tmpdir(), "plant-store-synth-"));

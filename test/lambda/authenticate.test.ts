@@ -7,7 +7,7 @@
  */
 
 import type { JWK } from "jose";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import {
   type AuthenticatorOptions,
   createAuthenticator,
@@ -33,7 +33,7 @@ import { type JwksBehaviour, type JwksServer, startJwksServer } from "../../supp
 import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { accessTokenClaims, signToken } from "../support/forged-tokens.ts";
-import { captureLogs, silenceRequestLogs } from "../support/log-capture.ts";
+import { captureLogs } from "../support/log-capture.ts";
 
 const WINDOW_MS = KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
 
@@ -109,10 +109,6 @@ function expectUnavailable(result: ApiGatewayResult, retryAfterSeconds: number):
 }
 
 describe("an issuer answering 200 with something that is not a key set", () => {
-  beforeEach(() => {
-    silenceRequestLogs();
-  });
-
   test.each(["html", "empty-object", "truncated"] as const)(
     "%s: 503 with Retry-After, one fetch per window, and the key set is used once it is back",
     async (fault) => {
@@ -160,10 +156,6 @@ describe("an issuer answering 200 with something that is not a key set", () => {
 });
 
 describe("a token naming a key not in the cached key set", () => {
-  beforeEach(() => {
-    silenceRequestLogs();
-  });
-
   test("is refused with 401 once a fresh key set lacks it, then answered 503 until a refetch is allowed", async () => {
     const server = await startIssuer();
     const send = handlerFor(server);
@@ -289,7 +281,6 @@ describe("what the metrics count", () => {
 
 describe("a key-set endpoint that never answers", () => {
   test("each attempt ends when its 1 s timeout fires; after one retry the request answers 503", async () => {
-    silenceRequestLogs();
     const server = await startIssuer("hang");
     const send = handlerFor(server, { fetcher: countingFetcher() });
     const answer = send(await issuer.mint());
@@ -369,8 +360,4 @@ describe("prefetching the key set at init", () => {
       logs.restore();
     }
   });
-});
-
-afterAll(() => {
-  vi.restoreAllMocks();
 });

@@ -253,6 +253,85 @@ describe("what each caller says", () => {
     expect(counter.attempts).toBe(3);
   });
 
+  it("runs prepareRetry before the retry after a failure, its time within the deadline; what it throws ends the call", async () => {
+    const refused = new Error("token refused");
+    const time = fakeTime();
+    const classifyRefused: RetryOptions["classify"] = (error) =>
+      error === refused ? "follow-up" : classify(error);
+    const prepared: unknown[] = [];
+    const prepareRetry = async (error: unknown) => {
+      prepared.push(error);
+      time.advance(400); // a new token takes 400 ms
+    };
+    const { counter, attempt } = scripted([refused, throttled]);
+    expect(
+      await withRetries(
+        options({ classify: classifyRefused, prepareRetry, environment: time.environment }),
+        attempt,
+      ),
+    ).toBe("done");
+    expect(prepared).toEqual([refused, throttled]);
+    expect(counter.attempts).toBe(3);
+    expect(time.now()).toBe(800 + 12.5);
+
+    // Not run when no attempt is left; a deadline it used up ends the call with the failure before it.
+    const lastAttempt = scripted([throttled, throttled, refused]);
+    const prepareCount = prepared.length;
+    await expect(
+      withRetries(options({ classify: classifyRefused, prepareRetry }), lastAttempt.attempt),
+    ).rejects.toThrow(RetriesExhaustedError);
+    expect(prepared).toHaveLength(prepareCount + 2);
+    const slow = fakeTime();
+    const outOfTime = await withRetries(
+      options({
+        classify: classifyRefused,
+        prepareRetry: async () => slow.advance(policy.deadlineMs ?? 0),
+        environment: slow.environment,
+      }),
+      scripted([refused]).attempt,
+    ).catch((error: unknown) => error);
+    expect(outOfTime).toMatchObject({ reason: "deadline reached", attempts: 1, cause: refused });
+
+    const broken = new Error("no token");
+    const thrown = scripted([refused]);
+    await expect(
+      withRetries(
+        options({
+          classify: classifyRefused,
+          prepareRetry: () => Promise.reject(broken),
+        }),
+        thrown.attempt,
+      ),
+    ).rejects.toBe(broken);
+    expect(thrown.counter.attempts).toBe(1);
+  });
+
+  it("makes no attempt with less than a whole millisecond left before the deadline it is given", async () => {
+    const time = fakeTime();
+    time.advance(1000);
+    const late = scripted([]);
+    const failure = await withRetries(
+      options({ deadlineAt: 1000.5, environment: time.environment }),
+      late.attempt,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RetriesExhaustedError);
+    expect(failure).toMatchObject({ attempts: 0, reason: "deadline reached" });
+    expect((failure as Error).cause).toBeUndefined();
+    expect(late.counter.attempts).toBe(0);
+
+    const timers: number[][] = [];
+    const inTime = await withRetries(
+      options({ deadlineAt: 1700.5, environment: time.environment }),
+      async () => {
+        timers.push(time.environment.clock.pendingTimers());
+        return "done";
+      },
+    );
+    expect(inTime).toBe("done");
+    // Its timeout is what is left in whole milliseconds: 700, not the policy's 1000.
+    expect(timers).toEqual([[700]]);
+  });
+
   it("throws what giveUp makes of the exhausted retries, and retries without a quota when given none", async () => {
     const { counter, attempt } = scripted(Array.from({ length: 5 }, () => transient));
     const failure = await withRetries(

@@ -58,8 +58,3 @@ function safeInspect(value: unknown): string {
     return String(value);
   }
 }
-
-/** Keeps a test's request log lines (one per request) off the test output. */
-export function silenceRequestLogs(): void {
-  vi.spyOn(process.stdout, "write").mockReturnValue(true);
-}
