@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { systemClock } from "../lambda/clock.ts";
 
 export interface DataDirClaim {
   /** Removes the lock file, if it is still this claim's. */
@@ -128,7 +128,7 @@ async function removeStaleLock(path: string, staleText: string): Promise<void> {
     const pid = guardHolder && holderPid(guardHolder.text);
     if (guardHolder && pid !== process.pid && (pid === undefined || !processAlive(pid))) {
       await unlink(guard).catch(() => undefined);
-    } else await sleep(TAKEOVER_WAIT_MS);
+    } else await systemClock.sleep(TAKEOVER_WAIT_MS);
     return;
   }
   try {

@@ -23,8 +23,6 @@ const EC_COORDINATE_BYTES: ReadonlyMap<string, number> = new Map([
   ["P-521", 66],
 ]);
 
-const ED25519_P = 2n ** 255n - 19n;
-const ED448_P = 2n ** 448n - 2n ** 224n - 1n;
 /** The y of Ed25519's two y-coordinates of order 8 (the other is p - y); from libsodium's list. */
 const ED25519_ORDER_8_Y = 0x05fc536d880238b13933c6d305acdfd5f098eff289f4c345b027b2c28f95e826n;
 
@@ -34,32 +32,34 @@ const ED25519_ORDER_8_Y = 0x05fc536d880238b13933c6d305acdfd5f098eff289f4c345b027
  * its y-coordinate in little-endian, then the sign of x in the top bit; these are every y of such a
  * point, including the non-canonical y + p where it still fits, as libsodium lists them for Ed25519.
  */
-const SMALL_ORDER_Y: ReadonlyMap<string, { bytes: number; ys: bigint[] }> = new Map([
-  [
-    "Ed25519",
-    {
-      bytes: 32,
-      ys: [
-        0n,
-        1n,
-        ED25519_ORDER_8_Y,
-        ED25519_P - ED25519_ORDER_8_Y,
-        ED25519_P - 1n,
-        ED25519_P,
-        ED25519_P + 1n,
-      ],
-    },
-  ],
-  ["Ed448", { bytes: 57, ys: [0n, 1n, ED448_P - 1n, ED448_P, ED448_P + 1n] }],
-]);
+function smallOrderYs(crv: string): { bytes: number; ys: bigint[] } | undefined {
+  if (crv === "Ed25519") {
+    const p = 2n ** 255n - 19n;
+    return { bytes: 32, ys: [0n, 1n, ED25519_ORDER_8_Y, p - ED25519_ORDER_8_Y, p - 1n, p, p + 1n] };
+  }
+  if (crv === "Ed448") {
+    const p = 2n ** 448n - 2n ** 224n - 1n;
+    return { bytes: 57, ys: [0n, 1n, p - 1n, p, p + 1n] };
+  }
+  return undefined;
+}
 
-/** The encodings above, with the sign bit clear, as hex: a key matches one whatever its sign bit. */
-export const SMALL_ORDER_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
-  [...SMALL_ORDER_Y].map(([crv, { bytes, ys }]) => [
-    crv,
-    new Set(ys.map((y) => littleEndian(y, bytes).toString("hex"))),
-  ]),
-);
+const smallOrderKeysByCurve = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The small-order encodings of `crv` with the sign bit clear, as hex (a key matches one whatever its
+ * sign bit), or undefined for another curve. Made at first use, not at import: a cold start that sees
+ * no OKP key never pays for them.
+ */
+export function smallOrderKeys(crv: string): ReadonlySet<string> | undefined {
+  const known = smallOrderKeysByCurve.get(crv);
+  if (known) return known;
+  const curve = smallOrderYs(crv);
+  if (curve === undefined) return undefined;
+  const keys = new Set(curve.ys.map((y) => littleEndian(y, curve.bytes).toString("hex")));
+  smallOrderKeysByCurve.set(crv, keys);
+  return keys;
+}
 
 /**
  * Why a published key is never to be trusted with a token, read from its own bytes before node:crypto
@@ -113,7 +113,7 @@ function ecWeakness({ crv, x, y }: JsonWebKey): string | undefined {
 }
 
 function okpWeakness({ crv, x }: JsonWebKey): string | undefined {
-  const smallOrder = crv === undefined ? undefined : SMALL_ORDER_KEYS.get(crv);
+  const smallOrder = crv === undefined ? undefined : smallOrderKeys(crv);
   if (smallOrder === undefined) return "its crv is not Ed25519 or Ed448";
   const size = crv === "Ed25519" ? 32 : 57;
   const key = decoded(x);
