@@ -1,6 +1,4 @@
-import { createAuthenticator, JWKS_RESPONSE_TIMEOUT_MS } from "./auth/authenticate.ts";
-import { createJwksFetcher } from "./auth/jwks-fetcher.ts";
-import { systemClock } from "./clock.ts";
+import { createAuthenticator } from "./auth/authenticate.ts";
 import type { Config } from "./config.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
@@ -55,7 +53,7 @@ export function productionDependencies(
     functionVersion: config.functionVersion,
     authenticate: createAuthenticator(config, {
       prefetchKeys: levers.prefetchKeys,
-      fetcher: createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, systemClock, tracing?.observeKeySetFetch),
+      observeKeySetFetch: tracing?.observeKeySetFetch,
     }),
     store,
     ...(tracing ? { traceInvocation: tracing.run } : {}),

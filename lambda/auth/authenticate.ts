@@ -5,7 +5,7 @@ import { decodeCompactJws } from "./compact-jws.ts";
 import { refuseCriticalExtensions } from "./critical-extensions.ts";
 import { IssuerKeyCache } from "./issuer-key-cache.ts";
 import { UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
-import { createJwksFetcher, type KeySetFetcher } from "./jwks-fetcher.ts";
+import { createJwksFetcher, type KeySetFetcher, type KeySetFetchObserver } from "./jwks-fetcher.ts";
 import { allowedAlgorithm, keyType } from "./key-algorithms.ts";
 import { signatureIsValid } from "./signatures.ts";
 import { refuseUncheckableClaims } from "./unverified-claims.ts";
@@ -37,6 +37,8 @@ export interface AuthenticatorOptions {
   clock?: Clock;
   /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches. */
   fetcher?: KeySetFetcher;
+  /** Told of each key-set fetch the default fetcher makes (tracing); unused when `fetcher` is given. */
+  observeKeySetFetch?: KeySetFetchObserver;
 }
 
 export const JWKS_RESPONSE_TIMEOUT_MS = 1000;
@@ -65,7 +67,8 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
   const clock = options.clock ?? systemClock;
   const keys = new IssuerKeyCache({
     jwksUrl: policy.jwksUrl,
-    fetcher: options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock),
+    fetcher:
+      options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock, options.observeKeySetFetch),
     refetchIntervalSeconds: KEY_SET_REFETCH_INTERVAL_SECONDS,
     clock,
   });
