@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { onlyLogicalId, onlyResource, synthesizePlantStore } from "../support/synthesize.ts";
 
-const { template, nagFindings, ruleFindings } = synthesizePlantStore({
+const { template, nagFindings } = synthesizePlantStore({
   domainName: "api.plants.example.com",
   certificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789",
   hostedZoneId: "Z0123456789ABCDEFGHIJ",
@@ -39,11 +39,5 @@ describe("with a custom domain in a Route 53 hosted zone", () => {
 describe("cdk-nag AwsSolutions", () => {
   it("reports no unacknowledged error or warning", () => {
     expect(nagFindings).toEqual([]);
-  });
-});
-
-describe("the deploy-time rules (infra/rules/)", () => {
-  it("report no finding", () => {
-    expect(ruleFindings).toEqual([]);
   });
 });

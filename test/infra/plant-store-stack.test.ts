@@ -20,7 +20,7 @@ import {
   synthesizePlantStore,
 } from "../support/synthesize.ts";
 
-const { template, nagFindings, ruleFindings, handlerAssetDirectory } = synthesizePlantStore();
+const { template, nagFindings, handlerAssetDirectory } = synthesizePlantStore();
 
 const tableRef = { Ref: Match.stringLikeRegexp("^PlantsTable") };
 const userPoolRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPool[0-9A-F]+$") };
@@ -657,11 +657,5 @@ describe("the dashboard", () => {
 describe("cdk-nag AwsSolutions", () => {
   it("reports no unacknowledged error or warning", () => {
     expect(nagFindings).toEqual([]);
-  });
-});
-
-describe("the deploy-time rules (infra/rules/)", () => {
-  it("report no finding", () => {
-    expect(ruleFindings).toEqual([]);
   });
 });

@@ -7,7 +7,6 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll } from "vitest";
 import { addPlantStore } from "../../infra/plant-store-app.ts";
 import type { Template as DeployTemplate } from "../../infra/rules/deploy-rule.ts";
-import { checkStack } from "../../infra/rules/plugin.ts";
 
 const cdkJson = JSON.parse(readFileSync(new URL("../../cdk.json", import.meta.url), "utf8")) as {
   context: Record<string, unknown>;
@@ -17,8 +16,6 @@ export interface SynthesizedPlantStore {
   readonly template: Template;
   /** Unacknowledged cdk-nag AwsSolutions findings (errors and warnings). */
   readonly nagFindings: { ruleName: string; severity: string; paths: (string | undefined)[] }[];
-  /** Violations of the deploy-time rules (infra/rules/), as `cdk synth` would report them. */
-  readonly ruleFindings: { ruleName: string; description: string }[];
   /** The directory the handler was bundled into; removed after the file's tests. */
   readonly handlerAssetDirectory: string;
 }
@@ -26,7 +23,8 @@ export interface SynthesizedPlantStore {
 /**
  * Synthesizes the app the way `cdk synth` does (cdk.json's feature flags plus `context`), bundling the real
  * handler, into a temporary directory that is removed after the calling file's tests (call it at the top
- * level of a test file or of a describe block). Synthesis itself throws on any unacknowledged cdk-nag finding.
+ * level of a test file or of a describe block). Synthesis itself throws on any unacknowledged cdk-nag finding
+ * and on any finding of the deploy-time rules (infra/rules/).
  */
 export function synthesizePlantStore(context: Record<string, string> = {}): SynthesizedPlantStore {
   const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
@@ -51,9 +49,6 @@ function synthesizeInto(outdir: string, context: Record<string, string>): Synthe
     paths: violation.violatingResources.map((resource) => resource.constructPath),
   }));
   const template = Template.fromStack(stack);
-  const ruleFindings = checkStack({ template: template.toJSON() as DeployTemplate, region: undefined }).map(
-    ({ ruleName, description }) => ({ ruleName, description }),
-  );
   const assetDirectories = readdirSync(assembly.directory).filter((name) => name.startsWith("asset."));
   if (assetDirectories.length !== 1 || assetDirectories[0] === undefined) {
     throw new Error(`Expected one asset (the handler bundle), found ${assetDirectories.join(", ")}`);
@@ -61,7 +56,6 @@ function synthesizeInto(outdir: string, context: Record<string, string>): Synthe
   return {
     template,
     nagFindings,
-    ruleFindings,
     handlerAssetDirectory: join(assembly.directory, assetDirectories[0]),
   };
 }
