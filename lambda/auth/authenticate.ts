@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { InvalidTokenError } from "../errors.ts";
+import { logWarning } from "../log.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { decodeCompactJws } from "./compact-jws.ts";
 import { refuseCriticalExtensions } from "./critical-extensions.ts";
@@ -98,7 +99,5 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
 /** One line, on stderr so stdout stays one JSON line per request; the error names the URL, no secret. */
 function reportFailedPrefetch(error: unknown): void {
   const detail = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `${JSON.stringify({ level: "WARN", message: "prefetching the issuer's key set failed; requests fetch it", detail })}\n`,
-  );
+  logWarning("prefetching the issuer's key set failed; requests fetch it", { detail });
 }

@@ -5,6 +5,7 @@ import {
   UnknownSigningKeyError,
   UnknownSigningKeyHeldError,
 } from "../errors.ts";
+import { logWarning } from "../log.ts";
 import { loadNodeCrypto } from "../node-crypto.ts";
 import { KeySetInvalidError, parseKeySet, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
 import { KeySetFetchError, type KeySetFetcher } from "./jwks-fetcher.ts";
@@ -146,7 +147,5 @@ function reportLeftOutKey({ kid, reason }: LeftOutKey): void {
     kid === undefined || kid.length <= MAX_LOGGED_KID_LENGTH
       ? kid
       : `${kid.slice(0, MAX_LOGGED_KID_LENGTH)}...`;
-  process.stderr.write(
-    `${JSON.stringify({ level: "WARN", message: "a key of the issuer's key set is left out", kid: shownKid ?? null, reason })}\n`,
-  );
+  logWarning("a key of the issuer's key set is left out", { kid: shownKid ?? null, reason });
 }

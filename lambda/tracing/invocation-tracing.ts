@@ -1,5 +1,6 @@
 import type { AsyncLocalStorage } from "node:async_hooks";
 import type { KeySetFetchObserver } from "../auth/jwks-fetcher.ts";
+import { logWarning } from "../log.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { THROTTLING_TYPES } from "../store/dynamodb-faults.ts";
 import { createDaemonClient, type DaemonClient, parseDaemonAddress } from "./daemon-client.ts";
@@ -54,9 +55,9 @@ type Loaded = { storage: AsyncLocalStorage<TraceContext>; daemon: DaemonClient }
 export function createInvocationTracing(settings: TracingSettings): InvocationTracing | undefined {
   const address = parseDaemonAddress(settings.daemonAddress);
   if (address === undefined) {
-    process.stderr.write(
-      `${JSON.stringify({ level: "WARN", message: "AWS_XRAY_DAEMON_ADDRESS is not host:port; nothing is traced", detail: settings.daemonAddress })}\n`,
-    );
+    logWarning("AWS_XRAY_DAEMON_ADDRESS is not host:port; nothing is traced", {
+      detail: settings.daemonAddress,
+    });
     return undefined;
   }
   let loading: Promise<Loaded> | undefined;
