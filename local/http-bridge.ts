@@ -139,10 +139,15 @@ function addForwardingHeaders(headers: Record<string, string>, request: Incoming
     : sourceIp;
   headers["x-forwarded-port"] = String(request.socket.localPort ?? "");
   headers["x-forwarded-proto"] = "http";
+  headers["x-amzn-trace-id"] = `Root=${newTraceRoot()}`;
+}
+
+/** A fresh X-Ray trace id, `1-<8 hex: epoch seconds>-<24 random hex>`, as API Gateway starts a trace. */
+export function newTraceRoot(): string {
   const epochHex = Math.floor(Date.now() / 1000)
     .toString(16)
     .padStart(8, "0");
-  headers["x-amzn-trace-id"] = `Root=1-${epochHex}-${randomBytes(12).toString("hex")}`;
+  return `1-${epochHex}-${randomBytes(12).toString("hex")}`;
 }
 
 /** The media types API Gateway passes as text; any other body (or one without a type) arrives base64-encoded. */

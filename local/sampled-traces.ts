@@ -5,15 +5,15 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Handler } from "../lambda/http/create-handler.ts";
+import { parseTraceHeader } from "../lambda/tracing/trace-header.ts";
+import { newTraceRoot } from "./http-bridge.ts";
 
 /**
  * The trace header Lambda gives an invocation it traces: the gateway's trace (the event's X-Amzn-Trace-Id
  * Root, see http-bridge.ts) and a segment of the function's own as the parent.
  */
-export function sampledTraceHeader(eventTraceHeader: string | undefined): string {
-  const root =
-    eventTraceHeader?.match(/Root=(1-[0-9a-f]{8}-[0-9a-f]{24})/)?.[1] ??
-    `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
+function sampledTraceHeader(eventTraceHeader: string | undefined): string {
+  const root = parseTraceHeader(eventTraceHeader)?.root ?? newTraceRoot();
   return `Root=${root};Parent=${randomBytes(8).toString("hex")};Sampled=1`;
 }
 
