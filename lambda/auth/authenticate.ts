@@ -7,7 +7,7 @@ import { refuseCriticalExtensions } from "./critical-extensions.ts";
 import { IssuerKeyCache } from "./issuer-key-cache.ts";
 import { UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
 import { createJwksFetcher, type KeySetFetcher, type KeySetFetchObserver } from "./jwks-fetcher.ts";
-import { allowedAlgorithm, keyType } from "./key-algorithms.ts";
+import { allowedAlgorithm } from "./key-algorithms.ts";
 import { signatureIsValid } from "./signatures.ts";
 import { refuseUncheckableClaims } from "./unverified-claims.ts";
 import { type ClaimsPolicy, checkVerifiedClaims } from "./verified-claims.ts";
@@ -82,8 +82,8 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
     const algorithm = allowedAlgorithm(header.alg);
     if (typeof header.kid !== "string") throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
 
-    const { jwk, key } = await keys.signingKey(header.kid, algorithm);
-    const signatureLength = algorithm.keys.get(keyType(jwk));
+    const { type, key } = await keys.signingKey(header.kid, algorithm);
+    const signatureLength = algorithm.keys.get(type);
     if (!signatureIsValid(algorithm, signatureLength, key, signingInput, signature)) {
       throw new InvalidTokenError("the token is invalid: bad signature");
     }

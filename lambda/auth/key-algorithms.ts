@@ -51,16 +51,6 @@ export function allowedAlgorithm(alg: unknown): JwsAlgorithm {
   return algorithm;
 }
 
-/**
- * Refuses (401) a token whose `alg` the key its `kid` names cannot verify: a type or curve the alg
- * does not fit (a key set may publish keys without `alg`, as Entra ID's do, leaving the header to
- * choose), or an `alg` on the key other than the token's.
- */
-export function assertAlgorithmFitsKey(algorithm: JwsAlgorithm, jwk: JsonWebKey): void {
-  if (!fitsKeyType(algorithm, keyType(jwk))) throw algorithmNotAllowed();
-  if (jwk.alg !== undefined && jwk.alg !== algorithm.name) throw algorithmNotAllowed();
-}
-
 export function fitsKeyType(algorithm: JwsAlgorithm, type: string): boolean {
   return algorithm.keys.has(type);
 }

@@ -1,13 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { InvalidTokenError } from "../errors.ts";
 import { type JsonWebKey, publishedKid, readPublishedKey, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
-import {
-  algorithmNotAllowed,
-  assertAlgorithmFitsKey,
-  fitsKeyType,
-  type JwsAlgorithm,
-  keyType,
-} from "./key-algorithms.ts";
+import { algorithmNotAllowed, fitsKeyType, type JwsAlgorithm, keyType } from "./key-algorithms.ts";
 import { keyWeakness } from "./key-strength.ts";
 import { importVerificationKey } from "./signatures.ts";
 
@@ -16,6 +10,8 @@ type NodeCrypto = typeof import("node:crypto");
 /** A key of the issuer's key set, imported when the key set arrived. */
 export interface SigningKey {
   jwk: JsonWebKey;
+  /** Its `kty` (and `crv`), read once when the key set arrived: what an alg must fit. */
+  type: string;
   key: KeyObject;
 }
 
@@ -83,7 +79,7 @@ export class KeySet {
       const type =
         weakness === undefined || ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
       if ("unusable" in imported) this.#leaveOut(kid, type, imported.unusable);
-      else this.#keysOf(kid).usable.push({ jwk, key: imported.key });
+      else this.#keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key });
     }
   }
 
@@ -96,14 +92,17 @@ export class KeySet {
   keyFor(kid: string, algorithm: JwsAlgorithm): SigningKey {
     const { usable, leftOut, notForSignatures } = this.#byKid.get(kid) ?? NOTHING;
     const fits = (type: string | undefined) => type === undefined || fitsKeyType(algorithm, type);
-    const [candidate, ...others] = usable.filter((key) => fits(keyType(key.jwk)));
+    const [candidate, ...others] = usable.filter((key) => fits(key.type));
     if (candidate !== undefined && others.length > 0) {
       throw new InvalidTokenError(
         "the token is invalid: the issuer publishes more than one key of its alg's type under its kid",
       );
     }
     if (candidate !== undefined) {
-      assertAlgorithmFitsKey(algorithm, candidate.jwk);
+      // A key set may publish keys without `alg` (Entra ID's do), leaving the header to choose; a key
+      // with one verifies only tokens of that alg.
+      const { alg } = candidate.jwk;
+      if (alg !== undefined && alg !== algorithm.name) throw algorithmNotAllowed();
       return candidate;
     }
     const unusable = leftOut.find((key) => fits(key.type));
