@@ -1,6 +1,6 @@
 /** One HTTP request and its whole answer, up to a size cap, over the global (or an injected) fetch. */
 import type { Clock } from "../lambda/clock.ts";
-import { PlantStoreError } from "./errors.ts";
+import { maskedExcerpt, PlantStoreError } from "./errors.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -83,6 +83,17 @@ export function retryAfterMs(headers: Headers, clock: Clock): number | undefined
 /** API Gateway's id of the request, as its HTTP API (or its REST API) sends it. */
 export function requestIdOf(headers: Headers): string | undefined {
   return headers.get("apigw-requestid") ?? headers.get("x-amzn-requestid") ?? undefined;
+}
+
+/** The request id an answer names: a header, so the server's word, masked like its body. */
+export function maskedRequestId(headers: Headers, secrets: readonly string[]): string | undefined {
+  const requestId = requestIdOf(headers);
+  return requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100);
+}
+
+/** Milliseconds as the whole seconds a PlantStoreError's retryAfterSeconds gives, rounded up. */
+export function secondsOf(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 function reasonOf(error: unknown): string {

@@ -11,7 +11,14 @@
 import { type Clock, clockOfTimers, systemClock } from "../lambda/clock.ts";
 import { RetryQuota } from "../lambda/retry/standard-retry.ts";
 import { credentialForms, maskedExcerpt, PlantStoreError } from "./errors.ts";
-import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
+import {
+  type Exchange,
+  exchange,
+  type FetchFunction,
+  maskedRequestId,
+  retryAfterMs,
+  secondsOf,
+} from "./http-exchange.ts";
 import {
   type ExactNewPlant,
   jsonFields,
@@ -176,12 +183,6 @@ function storedPlantOf(answer: Exchange, what: string, secrets: readonly string[
   });
 }
 
-/** The request id an answer names: a header, so the server's word, masked like its body. */
-function maskedRequestId(headers: Headers, secrets: readonly string[]): string | undefined {
-  const requestId = requestIdOf(headers);
-  return requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100);
-}
-
 /** The failure an answer other than 200 is: its status, the server's message (secrets masked), its Retry-After. */
 function refusalOf(
   answer: Exchange,
@@ -197,7 +198,7 @@ function refusalOf(
   return new PlantStoreError(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, {
     status: answer.status,
     error: typeof fields.error === "number" ? fields.error : undefined,
-    retryAfterSeconds: waitMs === undefined ? undefined : Math.ceil(waitMs / 1000),
+    retryAfterSeconds: secondsOf(waitMs),
     requestId: maskedRequestId(answer.headers, secrets),
   });
 }

@@ -14,7 +14,14 @@ import {
   type PlantStoreErrorDetails,
   TokenEndpointError,
 } from "./errors.ts";
-import { type Exchange, exchange, type FetchFunction, requestIdOf, retryAfterMs } from "./http-exchange.ts";
+import {
+  type Exchange,
+  exchange,
+  type FetchFunction,
+  maskedRequestId,
+  retryAfterMs,
+  secondsOf,
+} from "./http-exchange.ts";
 import { jsonFields } from "./plant-json.ts";
 import { RETRYABLE_STATUSES, RetryableFailure, type RetryPolicy, requestWithRetries } from "./retry.ts";
 
@@ -246,11 +253,11 @@ function tokenOf(
     typeof granted === "string" && granted !== ""
       ? [...credentialForms(granted), ...knownSecrets]
       : knownSecrets;
-  const requestId = requestIdOf(answer.headers);
+  const waitMs = retryAfterMs(answer.headers, clock);
   const details = {
     status: answer.status,
-    requestId: requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100),
-    retryAfterSeconds: secondsOf(retryAfterMs(answer.headers, clock)),
+    requestId: maskedRequestId(answer.headers, secrets),
+    retryAfterSeconds: secondsOf(waitMs),
   };
   if (answer.status === 200) return grantedToken(fields, requestedAt, tokenUrl, secrets, details);
   const oauthError = typeof fields.error === "string" ? maskedExcerpt(fields.error, secrets, 100) : undefined;
@@ -264,7 +271,7 @@ function tokenOf(
   );
   const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
   if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
-  throw new RetryableFailure(failure, retryAfterMs(answer.headers, clock));
+  throw new RetryableFailure(failure, waitMs);
 }
 
 /** The Bearer token a 200 grants, cached until shortly before it expires; a 200 without one is thrown. */
@@ -315,10 +322,6 @@ function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
 function usableMs(expiresIn: unknown): number {
   const lifetimeMs = typeof expiresIn === "number" && expiresIn > 0 ? expiresIn * 1000 : 0;
   return lifetimeMs - Math.min(TOKEN_EXPIRY_MARGIN_MS, lifetimeMs / 10);
-}
-
-function secondsOf(ms: number | undefined): number | undefined {
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 function formEncode(value: string): string {
