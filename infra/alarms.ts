@@ -43,7 +43,7 @@ const PERIOD = Duration.minutes(5);
 const CLASSIFIED_UNAVAILABLE: readonly MetricName[] = [
   "StoreUnavailable",
   "IssuerUnavailable",
-  "UnknownSigningKey",
+  "UnknownSigningKeyHeld",
 ];
 
 /**

@@ -137,12 +137,13 @@ export class StoreUnavailableError extends DependencyUnavailableError {
 /**
  * A token naming a kid not in the key set while a refetch is held back after a fresh key set lacked
  * another: 503, since only the next fetch can tell a key just rotated in from a bogus kid; not the
- * issuer's fault, so counted under UnknownSigningKey, not IssuerUnavailable.
+ * issuer's fault, so not IssuerUnavailable; and a 503, so counted apart from the 401 of UnknownSigningKey
+ * (the gateway's 5xx alarm subtracts these, and must not subtract a 401).
  */
 export class UnknownSigningKeyHeldError extends DependencyUnavailableError {
   override name = "UnknownSigningKeyHeldError";
   override readonly kind = "unknown_signing_key";
-  override readonly metric = "UnknownSigningKey";
+  override readonly metric = "UnknownSigningKeyHeld";
 }
 
 /** The issuer's own fault: its key set could not be fetched, or is not a key set this API can take. */

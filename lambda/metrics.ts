@@ -27,6 +27,7 @@ export const METRIC_NAMES = [
   "StoreUnavailable",
   "IssuerUnavailable",
   "UnknownSigningKey",
+  "UnknownSigningKeyHeld",
   FAULT_METRIC,
   "StoreAttempts",
   "ColdStart",

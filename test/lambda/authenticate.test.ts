@@ -250,22 +250,25 @@ describe("what the metrics count", () => {
       logs.restore();
     }
     return logs.stdoutLines().map((line) => {
-      const { UnknownSigningKey, IssuerUnavailable, RefusedAuth } = JSON.parse(line) as Record<
-        string,
-        unknown
-      >;
-      return { UnknownSigningKey, IssuerUnavailable, RefusedAuth };
+      const { UnknownSigningKey, UnknownSigningKeyHeld, IssuerUnavailable, RefusedAuth } = JSON.parse(
+        line,
+      ) as Record<string, unknown>;
+      return { UnknownSigningKey, UnknownSigningKeyHeld, IssuerUnavailable, RefusedAuth };
     });
   }
 
-  test("a kid a fresh key set lacks counts UnknownSigningKey, as does each 503 of the window it opens", async () => {
+  test("a kid a fresh key set lacks counts UnknownSigningKey; each 503 of the window it opens, UnknownSigningKeyHeld", async () => {
     const send = handlerFor(await startIssuer());
     const counted = await metricsOf(async () => {
       expectErrorAnswer(await send(await unknownKeyToken()), 401);
       expectUnavailable(await send(await unknownKeyToken()), 10);
     });
-    const unknownKey = { UnknownSigningKey: 1, IssuerUnavailable: undefined, RefusedAuth: undefined };
-    expect(counted).toEqual([unknownKey, unknownKey]);
+    const none = { UnknownSigningKey: undefined, UnknownSigningKeyHeld: undefined };
+    const quiet = { IssuerUnavailable: undefined, RefusedAuth: undefined };
+    expect(counted).toEqual([
+      { ...none, ...quiet, UnknownSigningKey: 1 },
+      { ...none, ...quiet, UnknownSigningKeyHeld: 1 },
+    ]);
   });
 
   test("the issuer failing counts IssuerUnavailable, and so does each 503 of the window it opens", async () => {
@@ -274,7 +277,12 @@ describe("what the metrics count", () => {
       expectUnavailable(await send(await issuer.mint()), 10);
       expectUnavailable(await send(await unknownKeyToken()), 10);
     });
-    const issuerFault = { UnknownSigningKey: undefined, IssuerUnavailable: 1, RefusedAuth: undefined };
+    const issuerFault = {
+      UnknownSigningKey: undefined,
+      UnknownSigningKeyHeld: undefined,
+      IssuerUnavailable: 1,
+      RefusedAuth: undefined,
+    };
     expect(counted).toEqual([issuerFault, issuerFault]);
   });
 });
