@@ -76,8 +76,7 @@ export class KeySet {
       const imported =
         weakness === undefined ? importVerificationKey(nodeCrypto, jwk) : { unusable: weakness };
       // A kty this API does not verify has no type an alg could fit: any token naming it is told why.
-      const type =
-        weakness === undefined || ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
+      const type = ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
       if ("unusable" in imported) this.#leaveOut(kid, type, imported.unusable);
       else this.#keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key });
     }
