@@ -62,10 +62,22 @@ export const REDACTED = "[redacted]";
  */
 export function credentialForms(credential: string): string[] {
   const encoded = encodeURIComponent(credential);
-  const formEncoded = new URLSearchParams([["", credential]]).toString().slice(1);
+  const formEncodedCredential = formEncoded(credential);
   const lowerHex = (text: string) =>
     text.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase());
-  return [credential, encoded, lowerHex(encoded), formEncoded, lowerHex(formEncoded), base64(credential)];
+  return [
+    credential,
+    encoded,
+    lowerHex(encoded),
+    formEncodedCredential,
+    lowerHex(formEncodedCredential),
+    base64(credential),
+  ];
+}
+
+/** `value` as application/x-www-form-urlencoded writes it (a space as `+`, uppercase hex escapes). */
+export function formEncoded(value: string): string {
+  return new URLSearchParams([["", value]]).toString().slice(1);
 }
 
 /** Base64 of the UTF-8 bytes, as btoa cannot take characters beyond Latin-1. */

@@ -8,6 +8,7 @@ import type { RetryQuota } from "../lambda/retry/standard-retry.ts";
 import {
   base64,
   credentialForms,
+  formEncoded,
   masked,
   maskedExcerpt,
   PlantStoreError,
@@ -155,6 +156,8 @@ interface CachedToken {
 
 class ClientCredentialsTokens implements TokenSource {
   private readonly recent: RecentSecrets;
+  /** The Basic credentials of the token request (RFC 6749 §2.3.1): form-encoded id and secret, joined, base64. */
+  private readonly basicCredential: string;
   private cached: CachedToken | undefined;
   private inFlight: Promise<CachedToken> | undefined;
 
@@ -163,10 +166,11 @@ class ClientCredentialsTokens implements TokenSource {
     private readonly context: TokenContext,
   ) {
     const { clientId, clientSecret } = credentials;
+    this.basicCredential = base64(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`);
     // The secret, and the Basic credentials made of it (see tokenRequestInit), as an echoed header shows them.
     this.recent = new RecentSecrets([
       ...credentialForms(clientSecret),
-      base64(`${formEncode(clientId)}:${formEncode(clientSecret)}`),
+      this.basicCredential,
       base64(`${clientId}:${clientSecret}`),
     ]);
   }
@@ -195,7 +199,7 @@ class ClientCredentialsTokens implements TokenSource {
     const { credentials, context, recent } = this;
     const { tokenUrl } = credentials;
     const what = endpointName(tokenUrl);
-    const init = tokenRequestInit(credentials);
+    const init = tokenRequestInit(credentials, this.basicCredential);
     const attempt = async (signal: AbortSignal): Promise<CachedToken> => {
       const requestedAt = context.clock.now();
       const answer = await exchange(context.fetch, tokenUrl, { ...init, signal }, what);
@@ -219,14 +223,13 @@ function endpointName(tokenUrl: string): string {
 }
 
 /** The client-credentials grant's request (RFC 6749 §4.4), without its signal. */
-function tokenRequestInit({ clientId, clientSecret, scope }: ClientCredentials) {
+function tokenRequestInit({ scope }: ClientCredentials, basicCredential: string) {
   const form = new URLSearchParams({ grant_type: "client_credentials" });
   if (scope !== undefined) form.set("scope", scope);
   return {
     method: "POST",
     headers: {
-      // RFC 6749 §2.3.1: the id and the secret are form-encoded, then joined and base64-encoded.
-      authorization: `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}`,
+      authorization: `Basic ${basicCredential}`,
       "content-type": "application/x-www-form-urlencoded",
       accept: "application/json",
     },
@@ -322,8 +325,4 @@ function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
 function usableMs(expiresIn: unknown): number {
   const lifetimeMs = typeof expiresIn === "number" && expiresIn > 0 ? expiresIn * 1000 : 0;
   return lifetimeMs - Math.min(TOKEN_EXPIRY_MARGIN_MS, lifetimeMs / 10);
-}
-
-function formEncode(value: string): string {
-  return new URLSearchParams([["", value]]).toString().slice(1);
 }
