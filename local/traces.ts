@@ -10,6 +10,15 @@ import { DAEMON_HEADER, parseDaemonAddress } from "../lambda/tracing/daemon-clie
 export const DEFAULT_DAEMON_ADDRESS = "127.0.0.1:2000";
 
 /**
+ * The segment document a datagram sent to the daemon carries (the daemon header line, then one JSON
+ * document): undefined when the datagram lacks the header; throws when what follows it is not JSON.
+ */
+export function segmentDocumentOf(text: string): Record<string, unknown> | undefined {
+  if (!text.startsWith(DAEMON_HEADER)) return undefined;
+  return JSON.parse(text.slice(DAEMON_HEADER.length)) as Record<string, unknown>;
+}
+
+/**
  * One line for a segment document: when it started, its trace, what was called and how it ended, and how
  * long it took. `12:00:01.234 1-6740b1d2-… DynamoDB PutItem 400 error throttle ThrottlingException retries=0 3.1 ms`
  */
@@ -50,9 +59,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const socket = createSocket(address.host.includes(":") ? "udp6" : "udp4");
   socket.on("message", (message) => {
     const text = message.toString("utf8");
-    if (!text.startsWith(DAEMON_HEADER)) return console.log(`(not a segment document) ${text}`);
     try {
-      console.log(describeSubsegment(JSON.parse(text.slice(DAEMON_HEADER.length))));
+      const document = segmentDocumentOf(text);
+      if (document === undefined) return console.log(`(not a segment document) ${text}`);
+      console.log(describeSubsegment(document));
     } catch {
       console.log(`(unreadable) ${text}`);
     }

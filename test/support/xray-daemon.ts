@@ -1,6 +1,6 @@
 import { createSocket } from "node:dgram";
 import type { AddressInfo } from "node:net";
-import { DAEMON_HEADER } from "../../lambda/tracing/daemon-client.ts";
+import { segmentDocumentOf } from "../../local/traces.ts";
 
 /** One segment document as received, parsed. */
 export type SegmentDocument = Record<string, unknown> & { trace_id?: string };
@@ -26,10 +26,11 @@ export async function startFakeXRayDaemon(): Promise<FakeXRayDaemon> {
   const waiters = new Set<() => void>();
   socket.on("message", (message) => {
     const text = message.toString("utf8");
-    if (!text.startsWith(DAEMON_HEADER)) {
+    const document = segmentDocumentOf(text);
+    if (document === undefined) {
       malformed.push(text);
     } else {
-      documents.push(JSON.parse(text.slice(DAEMON_HEADER.length)) as SegmentDocument);
+      documents.push(document as SegmentDocument);
     }
     for (const waiter of waiters) waiter();
   });
