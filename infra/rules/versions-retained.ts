@@ -8,14 +8,17 @@ export const versionsRetained: DeployRule = {
   documentation:
     "AWS Lambda Developer Guide, 'Manage Lambda function versions' and 'Create an alias' (update-alias); " +
     "AWS CloudFormation User Guide, 'DeletionPolicy attribute'",
-  fix: "keep published versions: currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN } on the function",
+  fix:
+    "keep published versions: currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE } " +
+    "on the function",
   check({ template }) {
     return resourcesOfType(template, "AWS::Lambda::Alias").flatMap(([, alias]) => {
       if (alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate === undefined) return [];
       const versionId = referencedLogicalId(alias.Properties?.FunctionVersion);
       const version = versionId === undefined ? undefined : template.Resources?.[versionId];
       if (versionId === undefined || version === undefined) return [];
-      return version.DeletionPolicy === "Retain" && version.UpdateReplacePolicy === "Retain"
+      const kept = version.DeletionPolicy === "Retain" || version.DeletionPolicy === "RetainExceptOnCreate";
+      return kept && version.UpdateReplacePolicy === "Retain"
         ? []
         : [
             {

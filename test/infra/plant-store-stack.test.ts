@@ -467,7 +467,10 @@ describe("the rollout", () => {
   });
 
   it("keeps every published version, so that an operator can point the alias back by hand", () => {
-    template.hasResource("AWS::Lambda::Version", { DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
+    template.hasResource("AWS::Lambda::Version", {
+      DeletionPolicy: "RetainExceptOnCreate",
+      UpdateReplacePolicy: "Retain",
+    });
   });
 
   it("lets CodeDeploy move this function's alias only, with a role of its own and no managed policy", () => {
