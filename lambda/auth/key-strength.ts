@@ -23,6 +23,12 @@ const EC_COORDINATE_BYTES: ReadonlyMap<string, number> = new Map([
   ["P-521", 66],
 ]);
 
+/** RFC 8037 §2: an OKP public key is exactly its curve's encoded point, this many bytes. */
+const OKP_KEY_BYTES: ReadonlyMap<string, number> = new Map([
+  ["Ed25519", 32],
+  ["Ed448", 57],
+]);
+
 /** The y of Ed25519's two y-coordinates of order 8 (the other is p - y); from libsodium's list. */
 const ED25519_ORDER_8_Y = 0x05fc536d880238b13933c6d305acdfd5f098eff289f4c345b027b2c28f95e826n;
 
@@ -32,14 +38,14 @@ const ED25519_ORDER_8_Y = 0x05fc536d880238b13933c6d305acdfd5f098eff289f4c345b027
  * its y-coordinate in little-endian, then the sign of x in the top bit; these are every y of such a
  * point, including the non-canonical y + p where it still fits, as libsodium lists them for Ed25519.
  */
-function smallOrderYs(crv: string): { bytes: number; ys: bigint[] } | undefined {
+function smallOrderYs(crv: string): bigint[] | undefined {
   if (crv === "Ed25519") {
     const p = 2n ** 255n - 19n;
-    return { bytes: 32, ys: [0n, 1n, ED25519_ORDER_8_Y, p - ED25519_ORDER_8_Y, p - 1n, p, p + 1n] };
+    return [0n, 1n, ED25519_ORDER_8_Y, p - ED25519_ORDER_8_Y, p - 1n, p, p + 1n];
   }
   if (crv === "Ed448") {
     const p = 2n ** 448n - 2n ** 224n - 1n;
-    return { bytes: 57, ys: [0n, 1n, p - 1n, p, p + 1n] };
+    return [0n, 1n, p - 1n, p, p + 1n];
   }
   return undefined;
 }
@@ -54,9 +60,10 @@ const smallOrderKeysByCurve = new Map<string, ReadonlySet<string>>();
 export function smallOrderKeys(crv: string): ReadonlySet<string> | undefined {
   const known = smallOrderKeysByCurve.get(crv);
   if (known) return known;
-  const curve = smallOrderYs(crv);
-  if (curve === undefined) return undefined;
-  const keys = new Set(curve.ys.map((y) => littleEndian(y, curve.bytes).toString("hex")));
+  const bytes = OKP_KEY_BYTES.get(crv);
+  const ys = smallOrderYs(crv);
+  if (bytes === undefined || ys === undefined) return undefined;
+  const keys = new Set(ys.map((y) => littleEndian(y, bytes).toString("hex")));
   smallOrderKeysByCurve.set(crv, keys);
   return keys;
 }
@@ -113,14 +120,13 @@ function ecWeakness({ crv, x, y }: JsonWebKey): string | undefined {
 }
 
 function okpWeakness({ crv, x }: JsonWebKey): string | undefined {
-  const smallOrder = crv === undefined ? undefined : smallOrderKeys(crv);
-  if (smallOrder === undefined) return "its crv is not Ed25519 or Ed448";
-  const size = crv === "Ed25519" ? 32 : 57;
+  const size = crv === undefined ? undefined : OKP_KEY_BYTES.get(crv);
+  if (crv === undefined || size === undefined) return "its crv is not Ed25519 or Ed448";
   const key = decoded(x);
   if (key?.length !== size) return `its x is not a ${size}-byte ${crv} public key`;
   const withoutSign = Buffer.from(key);
   withoutSign[size - 1] = (withoutSign[size - 1] ?? 0) & 0x7f;
-  if (smallOrder.has(withoutSign.toString("hex"))) return `it is a point of small order on ${crv}`;
+  if (smallOrderKeys(crv)?.has(withoutSign.toString("hex"))) return `it is a point of small order on ${crv}`;
   return undefined;
 }
 
