@@ -54,7 +54,7 @@ export class TokenEndpointError extends PlantStoreError {
 }
 
 /** What a masked credential reads as in a message. */
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /**
  * Every form in which a server may echo `credential`: as it is, URL-encoded (either hex case),

@@ -22,7 +22,7 @@ export const TOKEN_LIFETIME_SECONDS = 3600;
 /** A token request is a short form; a larger one is refused unread, with an OAuth error. */
 export const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
 /** The challenge of every 401: the client authenticates with HTTP Basic (RFC 6749 §2.3.1). */
-export const TOKEN_ENDPOINT_CHALLENGE = 'Basic realm="oauth2/token", charset="UTF-8"';
+const TOKEN_ENDPOINT_CHALLENGE = 'Basic realm="oauth2/token", charset="UTF-8"';
 
 export interface TokenRequest {
   authorization: string | undefined;
@@ -30,11 +30,7 @@ export interface TokenRequest {
   body: string;
 }
 
-export type OAuthErrorCode =
-  | "invalid_request"
-  | "invalid_client"
-  | "unsupported_grant_type"
-  | "invalid_scope";
+type OAuthErrorCode = "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
 
 export async function answerTokenRequest(
   request: TokenRequest,

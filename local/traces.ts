@@ -7,7 +7,7 @@ import { createSocket } from "node:dgram";
 import { fileURLToPath } from "node:url";
 import { DAEMON_HEADER, parseDaemonAddress } from "../lambda/tracing/daemon-client.ts";
 
-export const DEFAULT_DAEMON_ADDRESS = "127.0.0.1:2000";
+const DEFAULT_DAEMON_ADDRESS = "127.0.0.1:2000";
 
 /**
  * The segment document a datagram sent to the daemon carries (the daemon header line, then one JSON

@@ -21,8 +21,8 @@ import { build } from "esbuild";
 import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const CLIENT_DIR = join(ROOT, "client");
-export const CLIENT_DIST_DIR = join(CLIENT_DIR, "dist");
+const CLIENT_DIR = join(ROOT, "client");
+const CLIENT_DIST_DIR = join(CLIENT_DIR, "dist");
 
 /** The folders, relative to the repository, whose modules the package may hold. */
 const PACKAGE_FOLDERS = ["client", "lambda"];

@@ -15,9 +15,9 @@ import {
 } from "../cold-path.ts";
 import type { Summary } from "../stats.ts";
 
-export const STORE_FLOOR = "store floor";
+const STORE_FLOOR = "store floor";
 export const VERIFYING_FLOOR = "verifying floor";
-export const UNORDERED_FLOOR = "unordered floor";
+const UNORDERED_FLOOR = "unordered floor";
 export const HANDLER = "handler (shipped)";
 export const ZERO: RoundTrips = { storeMs: 0, issuerMs: 0 };
 

@@ -6,7 +6,7 @@ import { budgetRow, infoRow, micros, times } from "../report.ts";
 import { measureWarmCpu } from "../warm-cpu.ts";
 import { type ItemResult, withHarness } from "./item.ts";
 
-export const WARM_CPU_BUDGET = 1.15;
+const WARM_CPU_BUDGET = 1.15;
 
 export async function warmCpuItem(creates: number): Promise<ItemResult & { createCpuMicros: number }> {
   const warm = await withHarness(({ environment, token }) => measureWarmCpu(environment, token, creates));

@@ -149,7 +149,7 @@ export function pkcs1Encoding(input: string, modulusBytes: number): Buffer {
 }
 
 /** An Ed25519 (32 bytes) or Ed448 (57 bytes) encoding of the identity point: y = 1, x = 0. */
-export function edwardsIdentity(size: 32 | 57): Buffer {
+function edwardsIdentity(size: 32 | 57): Buffer {
   const identity = Buffer.alloc(size);
   identity[0] = 1;
   return identity;
