@@ -323,7 +323,10 @@ ${fieldList(plant)}
 
 /** Each generated file's name in the output directory, and its content, from the OpenAPI document given. */
 export function generatedFiles(openApiPath = OPENAPI_PATH): Map<string, string> {
-  const document = readOpenApi(openApiPath);
+  return functionFiles(readOpenApi(openApiPath));
+}
+
+function functionFiles(document: Schema): Map<string, string> {
   return new Map([
     [VALIDATOR_FILE, validatorSource(document)],
     [VALIDATOR_TYPES_FILE, VALIDATOR_TYPES],
@@ -333,7 +336,11 @@ export function generatedFiles(openApiPath = OPENAPI_PATH): Map<string, string> 
 
 /** The client's generated files (for client/generated/), from the OpenAPI document given. */
 export function generatedClientFiles(openApiPath = OPENAPI_PATH): Map<string, string> {
-  return new Map([[CLIENT_SCHEMA_FILE, clientSchemaSource(readOpenApi(openApiPath))]]);
+  return clientFiles(readOpenApi(openApiPath));
+}
+
+function clientFiles(document: Schema): Map<string, string> {
+  return new Map([[CLIENT_SCHEMA_FILE, clientSchemaSource(document)]]);
 }
 
 /**
@@ -353,10 +360,8 @@ export function writeGeneratedFiles(
       return path;
     });
   };
-  return [
-    ...write(outputDir, generatedFiles(openApiPath)),
-    ...write(clientOutputDir, generatedClientFiles(openApiPath)),
-  ];
+  const document = readOpenApi(openApiPath);
+  return [...write(outputDir, functionFiles(document)), ...write(clientOutputDir, clientFiles(document))];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
