@@ -35,6 +35,11 @@ export interface PlantStoreAlarmsProps {
 }
 
 const PERIOD = Duration.minutes(5);
+/**
+ * The rollback alarms' period: a canary lasts 5 minutes, and CodeDeploy watches its alarms only while it
+ * runs, so a 5-minute sum could only breach after the traffic had moved. A minute leaves the rest.
+ */
+const ROLLBACK_PERIOD = Duration.minutes(1);
 
 /**
  * The 503s the function answers by design and counts by cause: a dependency down (the store, the issuer)
@@ -77,7 +82,7 @@ export class PlantStoreAlarms extends Construct {
             [METRICS_VERSION_DIMENSION]: newVersion,
           },
           statistic: "Sum",
-          period: PERIOD,
+          period: ROLLBACK_PERIOD,
         }),
         "The new version answered a 500 (a bug of ours)",
       ),
@@ -229,7 +234,7 @@ function businessMetric(handler: IFunction, metricName: MetricName): Metric {
  */
 function newVersionErrors(handler: IFunction, liveAlias: Alias): IMetric {
   return liveAlias.metricErrors({
-    period: PERIOD,
+    period: ROLLBACK_PERIOD,
     dimensionsMap: {
       FunctionName: handler.functionName,
       Resource: `${handler.functionName}:${liveAlias.aliasName}`,

@@ -368,6 +368,7 @@ describe("the alarms", () => {
         { Name: "FunctionName", Value: handlerRef },
         { Name: "FunctionVersion", Value: versionNumber },
       ],
+      Period: 60,
     });
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       AlarmName: { "Fn::Join": ["", ["PlantStore-NewVersionErrors-v", versionNumber]] },
@@ -378,6 +379,7 @@ describe("the alarms", () => {
         { Name: "FunctionName", Value: handlerRef },
         { Name: "Resource", Value: { "Fn::Join": ["", [handlerRef, ":live"]] } },
       ],
+      Period: 60,
     });
   });
 
