@@ -135,9 +135,11 @@ function startClock(): () => CallTimes {
   return () => ({ startMs, endMs: startMs + (performance.now() - startedAt) });
 }
 
-class CallCounts {
+/** What every context does alike: count its calls per operation. */
+abstract class CountingContext implements TraceContext {
   readonly #counts = new Map<string, number>();
-  count(operation: string): number {
+  abstract send(build: (trace: TracedHeader) => object): void;
+  countCall(operation: string): number {
     const count = (this.#counts.get(operation) ?? 0) + 1;
     this.#counts.set(operation, count);
     return count;
@@ -145,23 +147,20 @@ class CallCounts {
 }
 
 /** A sampled invocation: its subsegments go to the daemon as its calls end. */
-class InvocationContext implements TraceContext {
-  readonly #calls = new CallCounts();
+class InvocationContext extends CountingContext {
   constructor(
     readonly trace: TracedHeader,
     readonly daemon: DaemonClient,
-  ) {}
+  ) {
+    super();
+  }
   send(build: (trace: TracedHeader) => object): void {
     sendSafely(this.daemon, () => build(this.trace));
-  }
-  countCall(operation: string): number {
-    return this.#calls.count(operation);
   }
 }
 
 /** The calls made before the first invocation: held until it says whether, and where, to send them. */
-class InitContext implements TraceContext {
-  readonly #calls = new CallCounts();
+class InitContext extends CountingContext {
   #held: ((trace: TracedHeader) => object)[] = [];
   /** Once the first invocation came: its trace and the daemon, or undefined when it is not sampled. */
   #target: { trace: TracedHeader; daemon: DaemonClient } | undefined | null = null;
@@ -172,9 +171,6 @@ class InitContext implements TraceContext {
       const { trace, daemon } = this.#target;
       sendSafely(daemon, () => build(trace));
     }
-  }
-  countCall(operation: string): number {
-    return this.#calls.count(operation);
   }
   resolve(trace: TracedHeader | undefined, daemon: DaemonClient | undefined): void {
     this.#target = trace && daemon ? { trace, daemon } : undefined;
