@@ -35,7 +35,7 @@ export type RetryReason = "transient" | "throttling" | "server-error" | "follow-
 const RETRY_QUOTA_CAPACITY = 500;
 export const RETRY_COST = 5;
 export const TRANSIENT_RETRY_COST = 10;
-export const NO_RETRY_INCREMENT = 1;
+const NO_RETRY_INCREMENT = 1;
 
 const COSTS: Record<Exclude<RetryReason, "follow-up">, number> = {
   transient: TRANSIENT_RETRY_COST,

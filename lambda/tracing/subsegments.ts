@@ -19,7 +19,7 @@ export interface CallTimes {
 }
 
 /** A 64-bit id in 16 hex digits, as X-Ray wants for segments and exceptions. */
-export function newSegmentId(): string {
+function newSegmentId(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex");
 }
 
