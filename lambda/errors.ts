@@ -1,15 +1,24 @@
 import type { MetricName } from "./metrics.ts";
 
+/** RFC 6750's realm in every Bearer challenge this API sends. */
+const REALM = "plants";
+
 /**
  * The failures the API answers with a 4xx or 503. Each class declares, in its own fields, its `name` (so
- * that a log line says what it was, minified or not), its status, its kind (the stable code logged as
- * `errorKind`) and the metric it counts under: read by lambda/http/error-response.ts, which turns them
- * into answers. A subclass declares again whichever it changes. Anything else is a bug (500).
+ * that a log line says what it was, minified or not), its status, its headers, its kind (the stable code
+ * logged as `errorKind`) and the metric it counts under: lambda/http/error-response.ts turns any error into
+ * its answer from these alone. A subclass declares again whichever it changes. Anything else is a bug (500).
  */
 export abstract class ApiError extends Error {
   abstract readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
   abstract readonly kind: string;
   abstract readonly metric: MetricName | undefined;
+  /** The answer's headers beside its content-type. */
+  get headers(): Record<string, string> {
+    return {};
+  }
+  /** The calls the request made to the store before it failed so: its StoreAttempts metric. */
+  storeCalls = 0;
 }
 
 export class BadRequestError extends ApiError {
@@ -42,14 +51,20 @@ export class InvalidRequestError extends ApiError {
   readonly status = 400;
   readonly kind = "invalid_request";
   readonly metric = "RefusedAuth";
+  override get headers() {
+    return { "www-authenticate": `Bearer realm="${REALM}", error="${this.kind}"` };
+  }
 }
 
-/** No usable bearer credentials: RFC 6750 says to answer with a bare challenge. */
+/** No usable bearer credentials: RFC 6750 §3.1 says to answer with a bare challenge. */
 export class MissingCredentialsError extends ApiError {
   override name = "MissingCredentialsError";
   readonly status = 401;
   readonly kind = "missing_token";
   readonly metric = "RefusedAuth";
+  override get headers() {
+    return { "www-authenticate": `Bearer realm="${REALM}"` };
+  }
 }
 
 export class InvalidTokenError extends ApiError {
@@ -57,6 +72,11 @@ export class InvalidTokenError extends ApiError {
   readonly status = 401;
   readonly kind = "invalid_token";
   readonly metric: MetricName = "RefusedAuth";
+  override get headers() {
+    return {
+      "www-authenticate": `Bearer realm="${REALM}", error="invalid_token", error_description="${this.message}"`,
+    };
+  }
 }
 
 /**
@@ -76,6 +96,11 @@ export class InsufficientScopeError extends ApiError {
   readonly metric = "RefusedAuth";
   constructor(readonly requiredScope: string) {
     super(`the token lacks the scope '${requiredScope}'`);
+  }
+  override get headers() {
+    return {
+      "www-authenticate": `Bearer realm="${REALM}", error="${this.kind}", scope="${this.requiredScope}"`,
+    };
   }
 }
 
@@ -106,6 +131,9 @@ export class DependencyUnavailableError extends ApiError {
     options?: ErrorOptions,
   ) {
     super(message, options);
+  }
+  override get headers() {
+    return { "retry-after": String(this.retryAfterSeconds) };
   }
 }
 

@@ -4,7 +4,8 @@
  */
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
-import { createDynamoDbClient, type DynamoDbIdentity } from "../lambda/store/dynamodb-client.ts";
+import { createDynamoDbClient } from "../lambda/store/dynamodb-client.ts";
+import type { DynamoDbIdentity } from "../lambda/store/sigv4.ts";
 
 export type { DynamoDbIdentity };
 

@@ -1,9 +1,9 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
-import { RouteNotFoundError } from "../errors.ts";
+import { ApiError, RouteNotFoundError } from "../errors.ts";
 import { logRequest } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
-import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
+import type { PlantStore } from "../plants/create-plant.ts";
 import type { InvocationTracing } from "../tracing/invocation-tracing.ts";
 import { invocationTraceHeader } from "../tracing/trace-header.ts";
 import {
@@ -37,6 +37,7 @@ export type Handler = (
 interface Ending {
   response: ApiResponse;
   metric: MetricName | undefined;
+  storeCalls: number;
   errorKind?: string;
   detail?: string;
 }
@@ -68,7 +69,6 @@ export function createHandler({
     // The log line's keys, learnt as the request goes (as a logger's appended keys, per request).
     let clientId: string | undefined;
     let plantId: string | undefined;
-    const counter: StoreAttempts = { storeAttempts: 0 };
     let ending: Ending;
     try {
       const route = matchRoute(request.method, request.path);
@@ -76,14 +76,14 @@ export function createHandler({
       ({ clientId } = await authenticate(request.headers.get("authorization")));
       const parsed = OPERATIONS[route.operationId](request);
       plantId = parsed.plantId;
-      const { body, metric } = await parsed.run({ store, counter });
-      ending = { response: { status: 200, body }, metric };
+      const { body, metric, storeCalls } = await parsed.run({ store });
+      ending = { response: { status: 200, body }, metric, storeCalls };
     } catch (error) {
       ending = failureEnding(error, request.requestId);
     }
 
     if (ending.metric) metrics[ending.metric] = 1;
-    metrics.StoreAttempts = counter.storeAttempts;
+    metrics.StoreAttempts = ending.storeCalls;
     logRequest(
       {
         requestId: request.requestId,
@@ -114,6 +114,7 @@ function failureEnding(error: unknown, requestId: string): Ending {
   return {
     response,
     metric,
+    storeCalls: error instanceof ApiError ? error.storeCalls : 0,
     errorKind: kind,
     ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
   };

@@ -1,14 +1,12 @@
 import type { MetricName } from "../metrics.ts";
-import { createPlant } from "../plants/create-plant.ts";
+import { createPlant, type PlantStore } from "../plants/create-plant.ts";
 import { parseNewPlant } from "../request/parse-new-plant.ts";
-import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
 import type { ApiRequest } from "./api-gateway.ts";
 import type { OperationId } from "./routes.ts";
 
-/** What an operation runs on: the store, and the request's count of its calls to it. */
+/** What an operation runs on. */
 export interface OperationDependencies {
   store: PlantStore;
-  counter: StoreAttempts;
 }
 
 export interface OperationOutcome {
@@ -16,6 +14,8 @@ export interface OperationOutcome {
   body: unknown;
   /** What the request did, counted in the metrics. */
   metric: MetricName;
+  /** Its calls to the store: the StoreAttempts metric. */
+  storeCalls: number;
 }
 
 /** An authenticated request the operation has read: which plant it is about, and the work to run. */
@@ -37,9 +37,9 @@ export const OPERATIONS: { readonly [Id in OperationId]: Operation } = {
     const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
     return {
       plantId: newPlant.id.toString(),
-      async run({ store, counter }) {
-        const { plant, replayed } = await createPlant(store, newPlant, counter);
-        return { body: plant, metric: replayed ? "Replayed" : "Created" };
+      async run({ store }) {
+        const { plant, replayed, storeCalls } = await createPlant(store, newPlant);
+        return { body: plant, metric: replayed ? "Replayed" : "Created", storeCalls };
       },
     };
   },

@@ -1,12 +1,29 @@
 import { PlantConflictError } from "../errors.ts";
-import type { PlantStore, StoreAttempts } from "../store/plant-store.ts";
 import { type NewPlant, PLANT_FIELDS, type Plant, type PlantField, toPlant } from "./plant.ts";
-import { describeFields, sameContent } from "./plant-fields.ts";
+
+/**
+ * What a store did with a put. `calls`: the requests it sent the store, failed ones included (the
+ * StoreAttempts metric). `afterUnconfirmedWrite`: an earlier attempt of this put may have written (no
+ * answer came), so an existing plant of the same content is most likely that write, not another request's.
+ */
+export type PutOutcome =
+  | { created: true; calls: number }
+  | { created: false; existing: NewPlant; afterUnconfirmedWrite: boolean; calls: number };
+
+/**
+ * Where plants are kept (the port; lambda/store/ implements it on DynamoDB). A put never overwrites: an
+ * existing id is reported with what it holds. A store that gives up throws a StoreUnavailableError
+ * carrying its calls.
+ */
+export interface PlantStore {
+  putIfAbsent(plant: NewPlant): Promise<PutOutcome>;
+}
 
 export interface CreateOutcome {
   plant: Plant;
   /** The same plant was created before, by another request: this one changed nothing. */
   replayed: boolean;
+  storeCalls: number;
 }
 
 /**
@@ -17,14 +34,25 @@ export interface CreateOutcome {
 export async function createPlant(
   store: PlantStore,
   plant: NewPlant,
-  counter?: StoreAttempts,
   fields: readonly PlantField[] = PLANT_FIELDS,
 ): Promise<CreateOutcome> {
-  const outcome = await store.putIfAbsent(plant, counter);
-  if (!outcome.created && !sameContent(outcome.existing, plant, fields)) {
-    throw new PlantConflictError(
+  const outcome = await store.putIfAbsent(plant);
+  const storeCalls = outcome.calls;
+  if (outcome.created) return { plant: toPlant(plant), replayed: false, storeCalls };
+  const { existing } = outcome;
+  if (!fields.every(({ name }) => existing[name] === plant[name])) {
+    const conflict = new PlantConflictError(
       `a plant with id ${plant.id} already exists with another ${describeFields(fields)}`,
     );
+    conflict.storeCalls = storeCalls;
+    throw conflict;
   }
-  return { plant: toPlant(plant), replayed: !outcome.created && !outcome.afterUnconfirmedWrite };
+  return { plant: toPlant(plant), replayed: !outcome.afterUnconfirmedWrite, storeCalls };
+}
+
+/** The fields a conflict may lie in, for its message: "name or tag", "name, tag or color". */
+export function describeFields(fields: readonly PlantField[]): string {
+  const names = fields.map(({ name }) => name);
+  const last = names.pop();
+  return names.length === 0 ? (last ?? "") : `${names.join(", ")} or ${last}`;
 }

@@ -5,13 +5,7 @@ import {
   openConnection,
   sendRequest,
 } from "../transport/http-request.ts";
-import { signedHeaders } from "./sigv4.ts";
-
-/** Who signs the calls, and for which region. */
-export interface DynamoDbIdentity {
-  region: string;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
-}
+import { type DynamoDbIdentity, signedHeaders } from "./sigv4.ts";
 
 export interface DynamoDbClientSettings extends DynamoDbIdentity {
   /** e.g. `https://dynamodb.eu-west-1.amazonaws.com`, or a local endpoint. */
@@ -44,6 +38,8 @@ export class DynamoDbError extends Error {
     readonly type: string,
     readonly status: number,
     readonly body: Record<string, unknown>,
+    /** The call was sent twice (a stale connection): the first may have been acted on too. */
+    readonly resent = false,
   ) {
     super(
       `DynamoDB answered ${status} ${type}${typeof body.message === "string" ? `: ${body.message}` : ""}`,
@@ -71,21 +67,15 @@ export interface DynamoDbAnswer {
   body: Record<string, unknown>;
   /** DynamoDB's `x-amzn-RequestId` header: the call's id, for its trace and for AWS support. */
   requestId?: string | undefined;
+  /** Sent twice after a stale connection (lambda/transport/http-request.ts): the first may have acted. */
+  resent: boolean;
 }
 
 export interface DynamoDbClient {
-  /**
-   * One call; resolves with every answer that is a JSON object, 2xx or not. `onResend` is told when the
-   * call was sent again after a stale kept-alive connection (lambda/transport/http-request.ts).
-   */
-  send(operation: string, input: object, signal: AbortSignal, onResend?: () => void): Promise<DynamoDbAnswer>;
+  /** One call; resolves with every answer that is a JSON object, 2xx or not. */
+  send(operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer>;
   /** One call; a non-2xx answer becomes a DynamoDbError. */
-  call(
-    operation: string,
-    input: object,
-    signal: AbortSignal,
-    onResend?: () => void,
-  ): Promise<Record<string, unknown>>;
+  call(operation: string, input: object, signal: AbortSignal): Promise<Record<string, unknown>>;
   /**
    * Opens the connection to the endpoint (TLS handshake included), sending nothing on it, for the next
    * call, unless `signal` aborts first. Never rejects: a failed warm-up only means the first call
@@ -126,12 +116,7 @@ export function signedDynamoDbHeaders(
 export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDbClient {
   const endpoint = new URL(settings.endpoint);
 
-  const send = async (
-    operation: string,
-    input: object,
-    signal: AbortSignal,
-    onResend?: () => void,
-  ): Promise<DynamoDbAnswer> => {
+  const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
     const payload = JSON.stringify(input);
     // Outside the try: a signing failure is a bug (a 500), not a fault of DynamoDB's to retry.
     const headers = await signedDynamoDbHeaders(endpoint, settings, operation, payload);
@@ -143,7 +128,6 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
         headers,
         body: payload,
         signal,
-        ...(onResend ? { onResend } : {}),
       });
     } catch (error) {
       const requestSent = !(error instanceof NoAnswerError) || error.requestSent;
@@ -157,16 +141,17 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       status: answer.status,
       body: decodeBody(operation, answer),
       requestId: typeof requestId === "string" ? requestId : undefined,
+      resent: answer.resent,
     };
   };
   const observeCall = settings.observeCall;
   const observedSend: typeof send = !observeCall
     ? send
-    : async (operation, input, signal, onResend) => {
+    : async (operation, input, signal) => {
         const ended = observeCall(operation);
-        if (!ended) return send(operation, input, signal, onResend);
+        if (!ended) return send(operation, input, signal);
         try {
-          const answer = await send(operation, input, signal, onResend);
+          const answer = await send(operation, input, signal);
           const { status, requestId } = answer;
           ended({ status, requestId, ...(isSuccess(status) ? {} : { errorType: errorType(answer.body) }) });
           return answer;
@@ -178,10 +163,10 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
 
   return {
     send: observedSend,
-    async call(operation, input, signal, onResend) {
-      const { status, body } = await observedSend(operation, input, signal, onResend);
+    async call(operation, input, signal) {
+      const { status, body, resent } = await observedSend(operation, input, signal);
       if (isSuccess(status)) return body;
-      throw new DynamoDbError(errorType(body), status, body);
+      throw new DynamoDbError(errorType(body), status, body, resent);
     },
     async prewarm(signal) {
       await Promise.allSettled([openConnection(endpoint, signal), loadNodeCrypto()]);

@@ -1,20 +1,23 @@
 import { type Clock, systemClock, timeoutSignal } from "../clock.ts";
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
 import { StoreUnavailableError } from "../errors.ts";
+import type { PlantStore, PutOutcome } from "../plants/create-plant.ts";
+import type { NewPlant } from "../plants/plant.ts";
 import { type RetryOptions, RetryQuota, withRetries } from "../retry/standard-retry.ts";
-import { createDynamoDbClient, type DynamoDbClientSettings } from "./dynamodb-client.ts";
-import { retryableFault } from "./dynamodb-faults.ts";
-import type { PlantStore } from "./plant-store.ts";
-import { putIfAbsent, StoredItemNotReturnedError } from "./put-if-absent.ts";
-
-/** The bench sends this PutItem raw (bench/local-load.ts). */
-export { putIfAbsentInput } from "./put-if-absent.ts";
+import {
+  createDynamoDbClient,
+  type DynamoDbClientSettings,
+  DynamoDbError,
+  TransientDynamoDbError,
+} from "./dynamodb-client.ts";
+import { mayHaveApplied, retryableFault } from "./dynamodb-faults.ts";
+import { fromItem, type Item, toItem } from "./plant-item.ts";
 
 export interface DynamoDbSettings extends DynamoDbClientSettings {
   tableName: string;
   deadlineMs: number;
   attemptTimeoutMs: number;
-  /** Calls to DynamoDB per create, the first included; DEFAULT_STORE_MAX_ATTEMPTS when not given. */
+  /** Attempts per create, the first included; DEFAULT_STORE_MAX_ATTEMPTS when not given. */
   maxAttempts?: number;
   /** The time the retries and the prewarm read; the system clock when not given. */
   clock?: Clock;
@@ -41,14 +44,30 @@ export const STORE_RETRY_AFTER_SECONDS = 1;
 const BASE_DELAY_MS = 25;
 const MAX_DELAY_MS = 20_000;
 
+const CONDITION_FAILED = "ConditionalCheckFailedException";
+
+/** The conditional PutItem of a plant: it never overwrites, and a conflict returns what is stored. */
+export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
+  return {
+    TableName: tableName,
+    Item: toItem(plant),
+    ConditionExpression: "attribute_not_exists(id)",
+    ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+  };
+}
+
 /**
- * The PlantStore on DynamoDB's JSON protocol (lambda/store/dynamodb-client.ts): each create is the
- * put-and-replay rule (put-if-absent.ts), one call to DynamoDB per attempt of the standard retries
- * (lambda/retry/standard-retry.ts), over the failures dynamodb-faults.ts classifies; when they give up,
- * a 503 saying what is known of the write.
+ * The PlantStore on DynamoDB's JSON protocol (dynamodb-client.ts). Each attempt of the standard retries
+ * (lambda/retry/standard-retry.ts) is the conditional PutItem and, when its condition fails, the stored
+ * plant: from the failure's `ALL_OLD`, or one consistent GetItem where the endpoint does not return it.
+ * Once a put has met an existing plant, later attempts only read it. Across attempts the store learns
+ * whether a PutItem may have applied unconfirmed (sent twice over a stale connection; no answer after it
+ * was sent; a 5xx): that decides the 503's message when the retries give up, and tells a replay of this
+ * create's own write from another request's.
  */
 export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPlantStore {
   const client = createDynamoDbClient(settings);
+  const { tableName } = settings;
   const clock = settings.clock ?? systemClock;
   const retries: Omit<RetryOptions, "giveUp"> = {
     policy: {
@@ -58,7 +77,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
       baseDelayMs: BASE_DELAY_MS,
       maxDelayMs: MAX_DELAY_MS,
     },
-    classify: (error) => (error instanceof StoredItemNotReturnedError ? "follow-up" : retryableFault(error)),
+    classify: retryableFault,
     /** Shared by every request of this instance, as the SDK client's quota is. */
     quota: new RetryQuota(),
     clock,
@@ -66,19 +85,56 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
   };
 
   return {
-    putIfAbsent(plant, counter) {
-      const create = putIfAbsent(client, settings.tableName, plant);
-      return withRetries(
-        {
-          ...retries,
-          giveUp: (exhausted) =>
-            new StoreUnavailableError(create.outcome(), STORE_RETRY_AFTER_SECONDS, { cause: exhausted }),
-        },
-        (signal) => {
-          if (counter) counter.storeAttempts++;
-          return create.call(signal);
-        },
-      );
+    async putIfAbsent(plant) {
+      let calls = 0;
+      let mayHaveWritten = false;
+      let metExisting = false;
+
+      /** The PutItem: true when it created the plant; the stored item when the id was taken and it came. */
+      const put = async (signal: AbortSignal): Promise<true | Item | undefined> => {
+        calls++;
+        try {
+          await client.call("PutItem", putIfAbsentInput(tableName, plant), signal);
+          return true;
+        } catch (error) {
+          if (!(error instanceof DynamoDbError && error.type === CONDITION_FAILED)) {
+            mayHaveWritten ||= mayHaveApplied(error);
+            throw error;
+          }
+          mayHaveWritten ||= error.resent;
+          metExisting = true;
+          return error.body.Item as Item | undefined;
+        }
+      };
+      const readStored = async (signal: AbortSignal): Promise<Item> => {
+        calls++;
+        const key = { id: { N: plant.id.toString() } };
+        const read = await client.call(
+          "GetItem",
+          { TableName: tableName, Key: key, ConsistentRead: true },
+          signal,
+        );
+        if (read.Item !== undefined) return read.Item as Item;
+        // The existing plant is gone (deleted since): the next attempt writes again.
+        metExisting = false;
+        throw new TransientDynamoDbError("the existing plant vanished between the write and the read");
+      };
+      const attempt = async (signal: AbortSignal): Promise<PutOutcome> => {
+        const written = metExisting ? undefined : await put(signal);
+        if (written === true) return { created: true, calls };
+        const stored = written ?? (await readStored(signal));
+        return { created: false, existing: fromItem(stored), afterUnconfirmedWrite: mayHaveWritten, calls };
+      };
+
+      const giveUp = (exhausted: Error) => {
+        const outcome = mayHaveWritten ? "unknown" : "not-written";
+        const unavailable = new StoreUnavailableError(outcome, STORE_RETRY_AFTER_SECONDS, {
+          cause: exhausted,
+        });
+        unavailable.storeCalls = calls;
+        return unavailable;
+      };
+      return withRetries({ ...retries, giveUp }, attempt);
     },
     async prewarm(signal) {
       if (signal) return client.prewarm(signal);

@@ -5,7 +5,12 @@
  * test/lambda/sigv4.test.ts checks it against aws4 and against a verifier written from the specification.
  */
 import { loadNodeCrypto } from "../node-crypto.ts";
-import type { DynamoDbIdentity } from "./dynamodb-client.ts";
+
+/** Who signs the calls, and for which region. */
+export interface DynamoDbIdentity {
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
+}
 
 export interface RequestToSign {
   method: string;

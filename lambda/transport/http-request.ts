@@ -1,6 +1,5 @@
 import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import { type ConnectionsAhead, connectionsAhead } from "./connections-ahead.ts";
 
 /** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
@@ -10,17 +9,17 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
-  /**
-   * Called when the request is sent a second time after a stale connection (see sendRequest): the
-   * first may have reached the server, whatever the second's fate.
-   */
-  onResend?: () => void;
 }
 
 export interface OutboundResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /**
+   * The request was sent a second time after a stale connection (see sendRequest): the first may have
+   * reached the server too.
+   */
+  resent: boolean;
 }
 
 /**
@@ -60,26 +59,21 @@ const transports = new Map<string, Promise<Transport>>();
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const transport = await transportFor(request.url.protocol);
-  return withRetries(RESEND_ON_STALE_CONNECTION, (_, attemptNumber) => {
-    if (attemptNumber > 1) {
-      // Its idle siblings are as old, and as likely closed: none is reused for the second try.
-      for (const sockets of Object.values(transport.agent.freeSockets))
-        for (const s of sockets ?? []) s.destroy();
-      request.onResend?.();
-    }
-    return sendOnce(transport, request);
-  });
+  try {
+    return await sendOnce(transport, request);
+  } catch (error) {
+    if (!(error instanceof StaleConnectionError)) throw error;
+  }
+  // Its idle siblings are as old, and as likely closed: none is reused for the second try.
+  for (const sockets of Object.values(transport.agent.freeSockets))
+    for (const s of sockets ?? []) s.destroy();
+  try {
+    return { ...(await sendOnce(transport, request)), resent: true };
+  } catch (error) {
+    // The first request may have reached the server, whatever became of the second.
+    throw error instanceof NoAnswerError && !error.requestSent ? new NoAnswerError(true, error.cause) : error;
+  }
 }
-
-/**
- * Once more at once, on a stale connection only; the request's own signal bounds it, and the second
- * failure is reported as it is. No quota: the caller's retries (the store's) spend theirs.
- */
-const RESEND_ON_STALE_CONNECTION: RetryOptions = {
-  policy: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 },
-  classify: (error) => (error instanceof StaleConnectionError ? "transient" : undefined),
-  giveUp: (exhausted) => exhausted.cause,
-};
 
 /** A reused connection, or one opened ahead, reset before any byte of the answer came. */
 class StaleConnectionError extends NoAnswerError {}
@@ -108,6 +102,7 @@ function sendOnce(
             status: incoming.statusCode ?? 0,
             headers: incoming.headers,
             body: Buffer.concat(chunks),
+            resent: false,
           }),
         );
         incoming.on("error", (error) => reject(new NoAnswerError(true, error)));

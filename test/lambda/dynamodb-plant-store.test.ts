@@ -6,9 +6,8 @@ import {
   PlantConflictError,
   StoreUnavailableError,
 } from "../../lambda/errors.ts";
-import { type CreateOutcome, createPlant } from "../../lambda/plants/create-plant.ts";
+import { type CreateOutcome, createPlant, type PlantStore } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
-import type { PlantStore } from "../../lambda/store/plant-store.ts";
 import {
   callDynamoDb,
   ensurePlantsTable,
@@ -53,7 +52,7 @@ afterAll(async () => {
 describe("the DynamoDB plant store, against dynalite", () => {
   it("writes an allow-listed item with the id as an exact Number", async () => {
     const plant = { id: -9223372036854775808n, name: "Fern", tag: "indoor" };
-    expect(await store.putIfAbsent(plant)).toEqual({ created: true });
+    expect(await store.putIfAbsent(plant)).toEqual({ created: true, calls: 1 });
     const { body } = await callDynamoDb(dynamoDb.endpoint, "GetItem", {
       TableName: "plants",
       Key: { id: { N: "-9223372036854775808" } },
@@ -70,6 +69,8 @@ describe("the DynamoDB plant store, against dynalite", () => {
     expect(await store.putIfAbsent({ id: 7n, name: "Rose", tag: "red" })).toEqual({
       created: false,
       existing: { id: 7n, name: "Fern" },
+      afterUnconfirmedWrite: false,
+      calls: 2,
     });
   });
 
@@ -132,6 +133,8 @@ describe("the DynamoDB plant store, against DynamoDB's own conflict answer", () 
       expect(outcome).toEqual({
         created: false,
         existing: { id: 9007199254740993n, name: "Fern", tag: "indoor" },
+        afterUnconfirmedWrite: false,
+        calls: 1,
       });
       expect(requests.map(({ target }) => target)).toEqual(["DynamoDB_20120810.PutItem"]);
       expect(requests[0]?.body).toMatchObject({
@@ -157,33 +160,28 @@ describe("the store's attempt count", () => {
   const storeBehindFaults = () => localStore(faulty.url);
 
   it("counts each call to DynamoDB: the write, the read after a conflict, and failed attempts", async () => {
-    const observed = { storeAttempts: 0 };
-    await store.putIfAbsent({ id: 500n, name: "Fern" }, observed);
-    expect(observed.storeAttempts).toBe(1);
+    expect((await store.putIfAbsent({ id: 500n, name: "Fern" })).calls).toBe(1);
 
     // dynalite does not return the stored item with the conflict: the store reads it (PutItem, GetItem).
-    const conflict = { storeAttempts: 0 };
-    await store.putIfAbsent({ id: 500n, name: "Rose" }, conflict);
-    expect(conflict.storeAttempts).toBe(2);
+    expect((await store.putIfAbsent({ id: 500n, name: "Rose" })).calls).toBe(2);
 
     faulty.script(["throttle", "status-500"], "proxy");
-    const retried = { storeAttempts: 0 };
-    expect(await storeBehindFaults().putIfAbsent({ id: 501n, name: "Fern" }, retried)).toEqual({
+    expect(await storeBehindFaults().putIfAbsent({ id: 501n, name: "Fern" })).toEqual({
       created: true,
+      calls: 3,
     });
-    expect(retried.storeAttempts).toBe(3);
 
     faulty.script([], "throttle");
-    const failed = { storeAttempts: 0 };
-    await expect(storeBehindFaults().putIfAbsent({ id: 502n, name: "Fern" }, failed)).rejects.toThrow(
-      DependencyUnavailableError,
-    );
-    expect(failed.storeAttempts).toBe(3);
+    const failed = await storeBehindFaults()
+      .putIfAbsent({ id: 502n, name: "Fern" })
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(DependencyUnavailableError);
+    expect((failed as StoreUnavailableError).storeCalls).toBe(3);
     expect(faulty.requests().filter(({ fault }) => fault === "throttle")).toHaveLength(3 + 1);
   });
 });
 
-describe("the store's attempt budget, when a conflict comes without the stored plant (dynalite)", () => {
+describe("a conflict that comes without the stored plant (dynalite): the same attempt reads it", () => {
   let faulty: FaultyDynamoDb;
   beforeAll(async () => {
     faulty = await startFaultyDynamoDb(dynamoDb.endpoint);
@@ -193,52 +191,64 @@ describe("the store's attempt budget, when a conflict comes without the stored p
     await faulty.close();
   });
 
-  it("spends one attempt on the read: a failing read is retried alone, 3 calls in all, then 503", async () => {
+  it("once the id is known taken, a retry only reads: 3 attempts, one PutItem, then 503", async () => {
     faulty.clearRequests();
     faulty.script(["condition-failed-without-item"], "status-500");
-    const observed = { storeAttempts: 0 };
     const failure = await localStore(faulty.url)
-      .putIfAbsent({ id: 510n, name: "Fern" }, observed)
+      .putIfAbsent({ id: 510n, name: "Fern" })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StoreUnavailableError);
     // The put was refused by its condition: this request wrote nothing, whatever the reads did.
     expect((failure as StoreUnavailableError).outcome).toBe("not-written");
-    expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "GetItem", "GetItem"]);
-    expect(observed.storeAttempts).toBe(3);
+    expect(faulty.requests().map(({ operation }) => operation)).toEqual([
+      "PutItem",
+      "GetItem",
+      "GetItem",
+      "GetItem",
+    ]);
+    expect((failure as StoreUnavailableError).storeCalls).toBe(4);
   });
 
-  it("a read that fails once: the second read answers, within the 3 calls", async () => {
+  it("a read that fails once: the next attempt's read answers", async () => {
     faulty.clearRequests();
     faulty.script(["condition-failed-without-item", "status-500"], "proxy");
-    const observed = { storeAttempts: 0 };
-    expect(await localStore(faulty.url).putIfAbsent({ id: 510n, name: "Rose" }, observed)).toEqual({
+    expect(await localStore(faulty.url).putIfAbsent({ id: 510n, name: "Rose" })).toEqual({
       created: false,
       existing: { id: 510n, name: "Fern" },
+      afterUnconfirmedWrite: false,
+      calls: 3,
     });
     expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "GetItem", "GetItem"]);
-    expect(observed.storeAttempts).toBe(3);
   });
 
-  it("reads at once after the conflict: the read is not a retry, no backoff before it", async () => {
+  it("reads at once after the conflict, in the same attempt: no backoff before it", async () => {
     faulty.clearRequests();
     faulty.script(["condition-failed-without-item"], "proxy");
     const clock = new FakeClock();
     expect(await localStore(faulty.url, { clock }).putIfAbsent({ id: 510n, name: "Fern" })).toEqual({
       created: false,
       existing: { id: 510n, name: "Fern" },
+      afterUnconfirmedWrite: false,
+      calls: 2,
     });
     expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "GetItem"]);
     expect(clock.sleeps).toEqual([]);
   });
 
-  it("a conflict on the last attempt leaves no call for the read: 503, never a fourth call", async () => {
+  it("a conflict on the last attempt still reads the stored plant within that attempt", async () => {
     faulty.clearRequests();
     faulty.script(["throttle", "throttle", "condition-failed-without-item"], "proxy");
-    const failure = await localStore(faulty.url)
-      .putIfAbsent({ id: 510n, name: "Fern" })
-      .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(StoreUnavailableError);
-    expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem", "PutItem", "PutItem"]);
+    expect(await localStore(faulty.url).putIfAbsent({ id: 510n, name: "Fern" })).toMatchObject({
+      created: false,
+      existing: { id: 510n, name: "Fern" },
+      calls: 4,
+    });
+    expect(faulty.requests().map(({ operation }) => operation)).toEqual([
+      "PutItem",
+      "PutItem",
+      "PutItem",
+      "GetItem",
+    ]);
   });
 });
 
@@ -296,7 +306,7 @@ describe("prewarm", () => {
       expect(faulty.connections()).toBe(1);
       expect(faulty.healthChecks()).toBe(0);
       expect(faulty.requests()).toEqual([]);
-      expect(await warmStore.putIfAbsent({ id: 600n, name: "Fern" })).toEqual({ created: true });
+      expect(await warmStore.putIfAbsent({ id: 600n, name: "Fern" })).toEqual({ created: true, calls: 1 });
       expect(faulty.requests().map(({ operation }) => operation)).toEqual(["PutItem"]);
       expect(faulty.connections()).toBe(1);
     } finally {

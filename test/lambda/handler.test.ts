@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
+import { describeFields } from "../../lambda/plants/create-plant.ts";
 import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
-import { describeFields } from "../../lambda/plants/plant-fields.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
 import { expectErrorAnswer } from "../support/answers.ts";

@@ -117,9 +117,10 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
       store: {
-        async putIfAbsent(_plant, observer) {
-          if (observer) observer.storeAttempts += 3;
-          throw new StoreUnavailableError("not-written", 1);
+        async putIfAbsent() {
+          const unavailable = new StoreUnavailableError("not-written", 1);
+          unavailable.storeCalls = 3;
+          throw unavailable;
         },
       },
     });
@@ -132,9 +133,8 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
       store: {
-        async putIfAbsent(newPlant, observer) {
-          if (observer) observer.storeAttempts += 2;
-          return { created: false, existing: newPlant, afterUnconfirmedWrite: true };
+        async putIfAbsent(newPlant) {
+          return { created: false, existing: newPlant, afterUnconfirmedWrite: true, calls: 2 };
         },
       },
     });

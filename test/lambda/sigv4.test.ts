@@ -1,6 +1,6 @@
 import aws4 from "aws4";
 import { describe, expect, it } from "vitest";
-import type { DynamoDbIdentity } from "../../lambda/store/dynamodb-client.ts";
+import type { DynamoDbIdentity } from "../../lambda/store/sigv4.ts";
 import { type RequestToSign, signedHeaders } from "../../lambda/store/sigv4.ts";
 import { sigV4Refusal } from "../support/sigv4-verifier.ts";
 
