@@ -6,9 +6,9 @@
  * if another process is just starting on the dir, it waits for that one to serve or to finish).
  */
 import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ApiGatewayEvent, ApiGatewayResult } from "../lambda/http/api-gateway.ts";
 import type { Handler } from "../lambda/http/create-handler.ts";
-import { type RetriesExhaustedError, withRetries } from "../lambda/retry/standard-retry.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
 import { DataDirTakenError } from "./data-dir-lock.ts";
 import { handlerEnvironment } from "./handler-environment.ts";
@@ -54,37 +54,42 @@ async function withHandler(
   issuer: TokenIssuer,
   use: (handler: Handler) => Promise<void>,
 ): Promise<void> {
-  const whileDataDirTaken = {
-    policy: {
-      maxAttempts: Number.POSITIVE_INFINITY,
-      baseDelayMs: BUSY_DATA_DIR_POLL_MS,
-      maxDelayMs: BUSY_DATA_DIR_POLL_MS,
-      deadlineMs: BUSY_DATA_DIR_WAIT_MS,
-    },
-    // Polling another process, not a struggling service: no jitter needed, and no quota to spend.
-    classify: (error: unknown) => (error instanceof DataDirTakenError ? ("throttling" as const) : undefined),
-    retryAfterMs: () => BUSY_DATA_DIR_POLL_MS,
-    giveUp: (exhausted: RetriesExhaustedError) => exhausted.cause,
-  };
-  return withRetries(whileDataDirTaken, async () => {
-    const running = await findRunningServer(dataDir, issuer);
-    if (running) {
-      const handlerFor = await loadHandlerFactory();
-      return use(handlerFor(handlerEnvironment(running.store, running.jwksUrl)));
-    }
-    const api = await startLocalApi({
-      port: 0,
-      dataDir,
-      dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
-      tableName: tableNameFrom(process.env),
-      log: () => {},
-    });
+  const giveUpAt = Date.now() + BUSY_DATA_DIR_WAIT_MS;
+  for (;;) {
     try {
-      return await use(api.invoke);
-    } finally {
-      await api.close();
+      return await withDataDirStore(dataDir, issuer, use);
+    } catch (error) {
+      // Polling another process, not a struggling service: a fixed interval until the wait is over.
+      if (!(error instanceof DataDirTakenError) || Date.now() + BUSY_DATA_DIR_POLL_MS >= giveUpAt)
+        throw error;
     }
+    await sleep(BUSY_DATA_DIR_POLL_MS);
+  }
+}
+
+/** One try: the running server's store, or the dir's store opened here; DataDirTakenError if neither. */
+async function withDataDirStore(
+  dataDir: string,
+  issuer: TokenIssuer,
+  use: (handler: Handler) => Promise<void>,
+): Promise<void> {
+  const running = await findRunningServer(dataDir, issuer);
+  if (running) {
+    const handlerFor = await loadHandlerFactory();
+    return use(handlerFor(handlerEnvironment(running.store, running.jwksUrl)));
+  }
+  const api = await startLocalApi({
+    port: 0,
+    dataDir,
+    dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
+    tableName: tableNameFrom(process.env),
+    log: () => {},
   });
+  try {
+    return await use(api.invoke);
+  } finally {
+    await api.close();
+  }
 }
 
 const eventPaths = process.argv.slice(2);
