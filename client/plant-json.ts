@@ -3,7 +3,8 @@
  * the id goes out as its exact digits, and the answer is read by the API's own lossless parser. Which
  * fields there are comes from the contract (client/generated/plant-schema.ts, `npm run generate`).
  */
-import { isObject, type JsonValue, parseJson } from "../lambda/request/lossless-json.ts";
+import { isObject } from "../lambda/is-object.ts";
+import { type JsonValue, parseJson } from "../lambda/request/lossless-json.ts";
 import { NEW_PLANT_FIELDS, type NewPlant, PLANT_FIELDS, type Plant } from "./generated/plant-schema.ts";
 import { plantIdFrom } from "./int64-id.ts";
 

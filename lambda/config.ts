@@ -5,6 +5,7 @@ import {
   DEFAULT_STORE_DEADLINE_MS,
   DEFAULT_STORE_MAX_ATTEMPTS,
 } from "./defaults.ts";
+import { isObject } from "./is-object.ts";
 
 /**
  * The function's configuration, read once from the environment at cold start. A missing or malformed
@@ -17,6 +18,8 @@ export interface Config {
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined };
   issuer: string;
   jwksUrl: string;
+  /** The issuer's key set delivered with the deployment (JWKS_JSON), trusted at once; unset: none. */
+  deliveredKeySet: string | undefined;
   audiences: string[];
   clientIds: string[];
   requiredScope: string;
@@ -92,6 +95,26 @@ function dynamoDbEndpointFrom(env: Environment): string | undefined {
   return undefined;
 }
 
+/**
+ * JWKS_JSON, the key set the stack read from the issuer at deploy time: a JSON object with a list of
+ * `keys`. Its keys are checked one by one when the function imports them; here only its form, so that a
+ * mangled value fails the cold start, naming the variable.
+ */
+function deliveredKeySetFrom(env: Environment): string | undefined {
+  const text = env.JWKS_JSON?.trim();
+  if (!text) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!isObject(parsed) || !Array.isArray(parsed.keys)) {
+    throw new Error('environment variable JWKS_JSON must be a JSON Web Key Set: {"keys":[...]}');
+  }
+  return text;
+}
+
 export function readConfig(env: Environment): Config {
   const region = regionFrom(env);
   if (!region) throw new Error("environment variable AWS_REGION must be set");
@@ -118,6 +141,7 @@ export function readConfig(env: Environment): Config {
     jwksUrl: env.JWKS_URL?.trim()
       ? httpUrlFrom("JWKS_URL", env.JWKS_URL.trim())
       : `${httpUrlFrom("JWT_ISSUER", issuer)}/.well-known/jwks.json`,
+    deliveredKeySet: deliveredKeySetFrom(env),
     audiences,
     clientIds,
     requiredScope: env.REQUIRED_SCOPE?.trim() || DEFAULT_REQUIRED_SCOPE,

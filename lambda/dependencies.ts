@@ -1,4 +1,4 @@
-import { createAuthenticator } from "./auth/authenticate.ts";
+import { createAuthenticator, createIssuerKeys } from "./auth/authenticate.ts";
 import type { Config } from "./config.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
@@ -9,7 +9,7 @@ import { createInvocationTracing } from "./tracing/invocation-tracing.ts";
  * bench (bench/entries/) builds the handler without each, to measure what each saves.
  */
 export interface ColdStartLevers {
-  /** Fetch the issuer's key set at init. */
+  /** Fetch the issuer's key set at init, when none was delivered with the deployment. */
   prefetchKeys: boolean;
   /** Open the store's TLS connection at init, without sending a request on it. */
   prewarmStore: boolean;
@@ -48,13 +48,16 @@ export function productionDependencies(
     observeCall: tracing?.observeDynamoDbCall,
   });
   if (levers.prewarmStore) void store.prewarm();
+  const keys = createIssuerKeys(config, {
+    prefetchKeys: levers.prefetchKeys,
+    observeKeySetFetch: tracing?.observeKeySetFetch,
+    deliveredKeySet: config.deliveredKeySet,
+  });
   return {
     functionName: config.functionName,
     functionVersion: config.functionVersion,
-    authenticate: createAuthenticator(config, {
-      prefetchKeys: levers.prefetchKeys,
-      observeKeySetFetch: tracing?.observeKeySetFetch,
-    }),
+    authenticate: createAuthenticator(config, { keys }),
+    afterAnswer: () => keys.refreshInBackground(),
     store,
     ...(tracing ? { traceInvocation: tracing.run } : {}),
   };

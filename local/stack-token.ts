@@ -1,7 +1,7 @@
 import type { CloudFormationClient, Output } from "@aws-sdk/client-cloudformation";
 import { DEFAULT_STACK_NAME, OUTPUT_KEYS } from "../infra/stack-outputs.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
-import { isObject } from "../lambda/request/lossless-json.ts";
+import { isObject } from "../lambda/is-object.ts";
 
 /** What a deployed stack's outputs say about getting a token. */
 export interface TokenIssuerOutputs {

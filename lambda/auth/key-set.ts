@@ -1,11 +1,24 @@
 import type { KeyObject } from "node:crypto";
 import { InvalidTokenError } from "../errors.ts";
-import { type JsonWebKey, publishedKid, readPublishedKey, UNKNOWN_SIGNING_KEY } from "./json-web-keys.ts";
-import { algorithmNotAllowed, fitsKeyType, type JwsAlgorithm, keyType } from "./key-algorithms.ts";
+import { isObject } from "../is-object.ts";
+import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
 import { keyWeakness } from "./key-strength.ts";
-import { importVerificationKey } from "./signatures.ts";
 
 type NodeCrypto = typeof import("node:crypto");
+
+/** A public key as an issuer publishes it (RFC 7517 §4, RFC 7518 §6): the members this API reads. */
+export interface JsonWebKey {
+  kty: string;
+  kid?: string;
+  alg?: string;
+  use?: string;
+  key_ops?: string[];
+  crv?: string;
+  n?: string;
+  e?: string;
+  x?: string;
+  y?: string;
+}
 
 /** A key of the issuer's key set, imported when the key set arrived. */
 export interface SigningKey {
@@ -23,6 +36,28 @@ export interface LeftOutKey {
   reason: string;
 }
 
+/** The document is not a key set (HTML, `{}`, cut short, too many keys): the issuer's fault. */
+export class KeySetInvalidError extends Error {
+  override name = "KeySetInvalidError";
+}
+
+export const UNKNOWN_SIGNING_KEY = "the token is invalid: unknown signing key";
+
+/**
+ * The most keys a key set may hold for its keys to be imported and kept: issuers publish a few (Cognito
+ * two, Entra ID about ten), so a longer list is not a key set this API can trust with its memory.
+ */
+export const MAX_KEYS_IN_KEY_SET = 100;
+
+/** Members that, when present, must be strings for the key to be taken. */
+const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] as const;
+
+/**
+ * RFC 7518 §6.2.2, §6.3.2, §6.4: the members of a private or symmetric key. A key set publishing one has
+ * given its signing secret away: anyone who read it can sign tokens with that key, so it is never used.
+ */
+const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
+
 /** What a kid names in the key set: RFC 7517 §4.5 lets keys of different types share one. */
 interface KeysOfKid {
   usable: SigningKey[];
@@ -33,19 +68,42 @@ interface KeysOfKid {
 
 const NOTHING: KeysOfKid = { usable: [], leftOut: [], notForSignatures: [] };
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
- * The issuer's key set as taken, key by key: a key malformed, unusable or weak (key-strength.ts) is left
- * out and the others serve. A token's key is the one of its kid whose type and curve fit its alg; two
- * such keys are ambiguous and refuse the token. Every refusal here is a 401: a left-out key is never
- * trusted and a token naming it cannot become valid by retrying; the operator learns of it from the
- * line logged when the key set was fetched.
+ * The issuer's key set (RFC 7517 §5) as taken, key by key: a JSON object whose `keys` is a list of at most
+ * MAX_KEYS_IN_KEY_SET entries. A key malformed, unusable, private or weak (key-strength.ts) is left out
+ * and the others serve. A token's key is the one of its kid whose type and curve fit its alg; two such
+ * keys are ambiguous and refuse the token. Every refusal here is a 401: a left-out key is never trusted
+ * and a token naming it cannot become valid by retrying; the operator learns of it from the line logged
+ * when the key set arrived.
  */
 export class KeySet {
   readonly #byKid = new Map<string, KeysOfKid>();
-  /** The keys left out, for the fetch to log. */
+  /** The keys left out, for the one who fetched the set to log. */
   readonly leftOut: LeftOutKey[] = [];
 
-  constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto) {
+  /** The key set in `document` (the body of the issuer's answer, or the one delivered at deploy time). */
+  static parse(document: Uint8Array | string, nodeCrypto: NodeCrypto): KeySet {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(typeof document === "string" ? document : utf8.decode(document));
+    } catch (error) {
+      throw new KeySetInvalidError(
+        `the key set is not JSON: ${error instanceof Error ? error.message : error}`,
+      );
+    }
+    const keys = isObject(parsed) ? parsed.keys : undefined;
+    if (!Array.isArray(keys)) throw new KeySetInvalidError("the key set has no list of keys");
+    if (keys.length > MAX_KEYS_IN_KEY_SET) {
+      throw new KeySetInvalidError(
+        `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
+      );
+    }
+    return new KeySet(keys, nodeCrypto);
+  }
+
+  private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto) {
     for (const entry of publishedKeys) {
       const kid = publishedKid(entry);
       const read = readPublishedKey(entry);
@@ -68,10 +126,6 @@ export class KeySet {
         this.#keysOf(kid).notForSignatures.push(jwk);
         continue;
       }
-      if (jwk.key_ops !== undefined && !jwk.key_ops.includes("verify")) {
-        this.#leaveOut(kid, keyType(jwk), "its key_ops do not include verify");
-        continue;
-      }
       const weakness = keyWeakness(jwk);
       const imported =
         weakness === undefined ? importVerificationKey(nodeCrypto, jwk) : { unusable: weakness };
@@ -90,7 +144,7 @@ export class KeySet {
   /** The key that verifies a token naming `kid` and `algorithm`, or the 401 saying why there is none. */
   keyFor(kid: string, algorithm: JwsAlgorithm): SigningKey {
     const { usable, leftOut, notForSignatures } = this.#byKid.get(kid) ?? NOTHING;
-    const fits = (type: string | undefined) => type === undefined || fitsKeyType(algorithm, type);
+    const fits = (type: string | undefined) => type === undefined || algorithm.keys.has(type);
     const [candidate, ...others] = usable.filter((key) => fits(key.type));
     if (candidate !== undefined && others.length > 0) {
       throw new InvalidTokenError(
@@ -127,5 +181,68 @@ export class KeySet {
     const key = { kid, type, reason };
     this.leftOut.push(key);
     if (kid !== undefined) this.#keysOf(kid).leftOut.push(key);
+  }
+}
+
+function keyType(jwk: JsonWebKey): string {
+  return jwk.kty === "RSA" ? "RSA" : `${jwk.kty} ${jwk.crv}`;
+}
+
+/**
+ * The name a token could give an entry of the key set: its kid, or a numeric kid as the string a
+ * header would carry; undefined when the entry has no kid a token could name.
+ */
+function publishedKid(entry: unknown): string | undefined {
+  if (!isObject(entry)) return undefined;
+  const { kid } = entry;
+  return typeof kid === "string" ? kid : typeof kid === "number" ? String(kid) : undefined;
+}
+
+/**
+ * An entry of the key set as a JsonWebKey, or why it is not one to verify with: not an object, no `kty`,
+ * a member that is not a string (`"alg": null`, a numeric `n`), a private member, and RFC 7517 §4.3's
+ * metadata: `ext` that is not a boolean, `key_ops` that is not a list of distinct names, or names an
+ * operation other than `verify` (a public key does nothing else).
+ */
+function readPublishedKey(entry: unknown): { jwk: JsonWebKey } | { unusable: string } {
+  if (!isObject(entry)) return { unusable: "it is not a JSON object" };
+  if (!("kty" in entry)) return { unusable: "it has no kty" };
+  for (const member of STRING_MEMBERS) {
+    if (member in entry && typeof entry[member] !== "string") {
+      return { unusable: `its ${member} is not a string` };
+    }
+  }
+  const privateMember = PRIVATE_MEMBERS.find((member) => member in entry);
+  if (privateMember !== undefined) {
+    return { unusable: `it publishes a private key member (${privateMember}): never used to verify` };
+  }
+  if ("ext" in entry && typeof entry.ext !== "boolean") return { unusable: "its ext is not a boolean" };
+  const { key_ops } = entry;
+  if (key_ops !== undefined) {
+    const names =
+      Array.isArray(key_ops) && key_ops.every((op) => typeof op === "string") ? key_ops : undefined;
+    if (names === undefined) return { unusable: "its key_ops is not a list of names" };
+    if (new Set(names).size !== names.length) return { unusable: "its key_ops lists an operation twice" };
+    if (!names.includes("verify")) return { unusable: "its key_ops do not include verify" };
+    if (names.length > 1) return { unusable: "its key_ops name operations besides verify" };
+  }
+  return { jwk: entry as unknown as JsonWebKey };
+}
+
+/**
+ * A published key imported into node:crypto, or why it cannot be: only the members that define the key
+ * reach it. Its import refuses an EC point that is not on the key's curve (a P-384 point under
+ * `crv: P-256` is one); the checks of key-strength.ts come first, so whatever else it refuses is said
+ * as such.
+ */
+function importVerificationKey(
+  { createPublicKey }: NodeCrypto,
+  jwk: JsonWebKey,
+): { key: KeyObject } | { unusable: string } {
+  const { kty, crv, n, e, x, y } = jwk;
+  try {
+    return { key: createPublicKey({ key: { kty, crv, n, e, x, y }, format: "jwk" }) };
+  } catch {
+    return { unusable: kty === "EC" ? `its point is not on ${crv}` : "node:crypto cannot import it" };
   }
 }

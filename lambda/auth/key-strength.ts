@@ -1,5 +1,5 @@
-import { canonicalBase64url } from "./compact-jws.ts";
-import type { JsonWebKey } from "./json-web-keys.ts";
+import { canonicalBase64url } from "./jws.ts";
+import type { JsonWebKey } from "./key-set.ts";
 
 /** RFC 7518 §3.3: "A key of size 2048 bits or larger MUST be used with these algorithms." */
 export const MIN_RSA_MODULUS_BITS = 2048;

@@ -4,7 +4,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
-import { isObject } from "../request/lossless-json.ts";
+import { isObject } from "../is-object.ts";
 import type { RequestBody } from "../request/request-body.ts";
 
 /** What API Gateway invokes the function with: an HTTP API (payload 2.0) or a REST API (payload 1.0) event. */

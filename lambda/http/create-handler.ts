@@ -26,6 +26,11 @@ export interface Dependencies {
   traceInvocation?: InvocationTracing["run"];
   /** The version that answers, the `Fault` metric's second dimension (AWS_LAMBDA_FUNCTION_VERSION). */
   functionVersion?: string;
+  /**
+   * Background work that must never delay an answer (the issuer's key-set refresh): started once each
+   * answer is built, in the next turn of the event loop, and never awaited.
+   */
+  afterAnswer?: () => void;
 }
 
 export type Handler = (
@@ -54,6 +59,7 @@ export function createHandler({
   functionName = "local",
   functionVersion = "$LATEST",
   traceInvocation,
+  afterAnswer,
 }: Dependencies): Handler {
   const source = { functionName, functionVersion };
   let coldStart = true;
@@ -98,6 +104,7 @@ export function createHandler({
       source,
       metrics,
     );
+    if (afterAnswer) setImmediate(afterAnswer);
     return toApiGatewayResult(ending.response);
   };
   return (event, context) => {

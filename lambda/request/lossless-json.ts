@@ -20,11 +20,6 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-/** A JSON object, parsed by any parser: not null, not an array. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 export class JsonSyntaxError extends Error {
   constructor(
     readonly reason: string,

@@ -1,3 +1,4 @@
+import { isObject } from "../is-object.ts";
 import { loadNodeCrypto } from "../node-crypto.ts";
 import {
   NoAnswerError,
@@ -195,8 +196,8 @@ function decodeBody(operation: string, { status, body }: OutboundResponse): Reco
     throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not JSON`);
   }
   // `null`, a string or a list (a proxy's answer, not DynamoDB's) is as unreadable as no JSON.
-  if (typeof decoded !== "object" || decoded === null || Array.isArray(decoded)) {
+  if (!isObject(decoded)) {
     throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not an object`);
   }
-  return decoded as Record<string, unknown>;
+  return decoded;
 }

@@ -1,5 +1,5 @@
 import type { AsyncLocalStorage } from "node:async_hooks";
-import type { KeySetFetchObserver } from "../auth/jwks-fetcher.ts";
+import type { KeySetFetchObserver } from "../auth/issuer-keys.ts";
 import { logWarning } from "../log.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { THROTTLING_TYPES } from "../store/dynamodb-faults.ts";
@@ -23,7 +23,7 @@ export interface TracingSettings {
 /**
  * The function's traces: for each invocation X-Ray samples, a subsegment per call the invocation waits on
  * (DynamoDB, the issuer's key set), sent to the daemon as the call ends. The hooks are told of every call
- * (dynamodb-client.ts, jwks-fetcher.ts); which invocation a call belongs to is the async context it
+ * (dynamodb-client.ts, issuer-keys.ts); which invocation a call belongs to is the async context it
  * started in, so concurrent invocations (the local run) each get their own.
  */
 export interface InvocationTracing {

@@ -8,14 +8,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CONTEXT_DEFAULTS } from "../../infra/config.ts";
 import { FUNCTION_TIMEOUT } from "../../infra/plant-store-stack.ts";
-import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/authenticate.ts";
-import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/json-web-keys.ts";
+import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/claims.ts";
+import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-keys.ts";
+import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/key-set.ts";
 import {
   MAX_RSA_MODULUS_BITS,
   MAX_RSA_PUBLIC_EXPONENT_BYTES,
   MIN_RSA_MODULUS_BITS,
 } from "../../lambda/auth/key-strength.ts";
-import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/verified-claims.ts";
 import {
   DEFAULT_REQUIRED_SCOPE,
   DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,

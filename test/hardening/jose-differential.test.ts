@@ -19,7 +19,7 @@ import fc from "fast-check";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
-import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/verified-claims.ts";
+import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/claims.ts";
 import { readConfig } from "../../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";

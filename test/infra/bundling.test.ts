@@ -133,7 +133,7 @@ describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
   it("signs with its own SigV4 and verifies tokens with its own code on node:crypto, no package", async () => {
     const sources = await bundledSources(bundles[kind]);
     expect(sources).toContain("lambda/store/sigv4.ts");
-    expect(sources).toContain("lambda/auth/signatures.ts");
+    expect(sources).toContain("lambda/auth/jws.ts");
     expect(sources.filter((source) => source.includes("node_modules"))).toEqual([]);
     const code = await readFile(bundles[kind], "utf8");
     expect(code).not.toContain("createDynamoDbPlantStore"); // minified

@@ -11,11 +11,14 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vi
 import {
   type AuthenticatorOptions,
   createAuthenticator,
-  JWKS_RESPONSE_TIMEOUT_MS,
-  KEY_SET_REFETCH_INTERVAL_SECONDS,
   type TokenPolicy,
 } from "../../lambda/auth/authenticate.ts";
-import { createJwksFetcher, type KeySetFetcher } from "../../lambda/auth/jwks-fetcher.ts";
+import {
+  createJwksFetcher,
+  JWKS_RESPONSE_TIMEOUT_MS,
+  KEY_SET_REFETCH_INTERVAL_SECONDS,
+  type KeySetFetcher,
+} from "../../lambda/auth/issuer-keys.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";

@@ -98,6 +98,9 @@ function leftOutLines(): { kid: unknown; reason: string }[] {
     .map((line) => JSON.parse(line) as { kid: unknown; reason: string });
 }
 
+/** RFC 7518 §6.2.2, §6.3.2, §6.4: the members only a private or symmetric key has. */
+const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
+
 const withoutMember = (jwk: object, member: string) =>
   Object.fromEntries(Object.entries(jwk).filter(([name]) => name !== member));
 
@@ -117,8 +120,30 @@ describe("one malformed or unusable key beside a good one", () => {
     ["a P-384 point under crv P-256", { ...p384Jwk, kid: "bad", crv: "P-256" }, ecToken, /32-byte P-256/],
     ["key_ops without verify", { ...ecJwk, kid: "bad", key_ops: ["sign"] }, ecToken, /key_ops do not/],
     ["key_ops not a list", { ...ecJwk, kid: "bad", key_ops: "verify" }, ecToken, /key_ops is not a list/],
-    ["kty oct", { kty: "oct", kid: "bad", k: "c2VjcmV0" }, ecToken, /kty is not RSA, EC or OKP/],
+    ["kty oct", { kty: "oct", kid: "bad" }, ecToken, /kty is not RSA, EC or OKP/],
     ["not an object", ["bad"], undefined, /not a JSON object/],
+    // RFC 7517 §4.3: ext is a boolean; key_ops names each operation once, and a public key only verifies.
+    ["ext not a boolean", { ...ecJwk, kid: "bad", ext: "true" }, ecToken, /its ext is not a boolean/],
+    [
+      "key_ops naming verify twice",
+      { ...ecJwk, kid: "bad", key_ops: ["verify", "verify"] },
+      ecToken,
+      /twice/,
+    ],
+    [
+      "key_ops mixing verify and sign",
+      { ...ecJwk, kid: "bad", key_ops: ["verify", "sign"] },
+      ecToken,
+      /besides verify/,
+    ],
+    // A key set entry publishing a private member has given its signing secret away: the token signed with
+    // that very key, whose public part is right, is refused all the same.
+    ...PRIVATE_MEMBERS.map((member): [string, object, () => string, RegExp] => [
+      `an RSA key publishing its private member ${member}`,
+      { ...goodJwk, kid: "bad", [member]: base64url(Buffer.alloc(32, 7)) },
+      rsaToken,
+      new RegExp(`private key member \\(${member}\\)`),
+    ]),
   ];
 
   test.each(cases)(

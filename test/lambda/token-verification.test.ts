@@ -9,7 +9,7 @@
 import { constants, generateKeyPairSync, type JsonWebKey, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Authenticate, createAuthenticator, type TokenPolicy } from "../../lambda/auth/authenticate.ts";
-import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/json-web-keys.ts";
+import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/key-set.ts";
 import { ApiError } from "../../lambda/errors.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";

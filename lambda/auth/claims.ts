@@ -1,7 +1,9 @@
 import { InsufficientScopeError, InvalidTokenError } from "../errors.ts";
+import { malformed } from "./jws.ts";
 
-/** What a verified token's claims must say; the policy's fields as authenticate.ts's TokenPolicy has them. */
+/** What a token's claims must say: the configuration's issuer, audiences, clients and scope. */
 export interface ClaimsPolicy {
+  issuer: string;
   /** Accepted `aud` values; empty: `aud` is not checked. */
   audiences: string[];
   /** Accepted `client_id` values (Cognito access tokens carry no `aud`); empty: not checked. */
@@ -12,12 +14,46 @@ export interface ClaimsPolicy {
 /** Leeway for the issuer's clock and ours, either way, on `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 5;
 
+/** `new Date(seconds * 1000)` is a valid date up to this many seconds either side of 1970. */
+const MAX_REPRESENTABLE_SECONDS = 8.64e12;
+
+const TIME_CLAIMS = ["exp", "nbf", "iat"] as const;
+const STRING_CLAIMS = ["sub", "scope", "jti"] as const;
+
 /**
- * The claims of a token whose signature was verified, against the policy: its time window (an `exp` is
- * required), audience, client and scope. `nowSeconds` is the time of the request; the types and ranges
- * were checked before the signature (unverified-claims.ts).
+ * Before any key is looked up, refuses a token whose unverified claims are not worth a signature check:
+ * - an `iss` other than the configured issuer, compared first: nothing is looked up, fetched or kept
+ *   for a token that does not even claim to come from our issuer;
+ * - registered claims of the wrong type (RFC 7519 §4.1): times that are not finite numbers, `sub`,
+ *   `scope`, `jti` that are not strings, an `aud` that is neither a string nor a list of them;
+ * - `exp` or `nbf` outside what a Date can hold, which no issuer sends.
+ * Nothing of the caller's values is echoed.
  */
-export function checkVerifiedClaims(
+export function checkClaimsBeforeKeyLookup(claims: Record<string, unknown>, policy: ClaimsPolicy): void {
+  if (claims.iss !== policy.issuer) throw new InvalidTokenError("the token is invalid: wrong issuer (iss)");
+  for (const claim of TIME_CLAIMS) {
+    if (claims[claim] !== undefined && !Number.isFinite(claims[claim])) throw malformed();
+  }
+  for (const claim of STRING_CLAIMS) {
+    if (claims[claim] !== undefined && typeof claims[claim] !== "string") throw malformed();
+  }
+  const { aud } = claims;
+  if (aud !== undefined && typeof aud !== "string") {
+    if (!Array.isArray(aud) || aud.some((audience) => typeof audience !== "string")) throw malformed();
+  }
+  for (const claim of ["exp", "nbf"] as const) {
+    const seconds = claims[claim];
+    if (typeof seconds === "number" && !(Math.abs(seconds) <= MAX_REPRESENTABLE_SECONDS)) {
+      throw new InvalidTokenError(`the token is invalid: ${claim} is out of range`);
+    }
+  }
+}
+
+/**
+ * After the signature, the claims against the policy: the time window (an `exp` is required), audience,
+ * client, and scope (403). `nowSeconds` is the time of the request.
+ */
+export function checkClaimsAfterSignature(
   claims: Record<string, unknown>,
   policy: ClaimsPolicy,
   nowSeconds: number,

@@ -1,0 +1,155 @@
+import type { KeyObject } from "node:crypto";
+import { InvalidTokenError } from "../errors.ts";
+import { isObject } from "../is-object.ts";
+import { loadedNodeCrypto } from "../node-crypto.ts";
+
+/** A token as sent, split and decoded but not verified: nothing in it is to be trusted yet. */
+export interface UnverifiedJws {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  /** `<header>.<payload>` as sent: the bytes the signature covers. */
+  signingInput: string;
+  signature: Buffer;
+}
+
+/** How a JWS algorithm verifies: node:crypto's digest (none for EdDSA) and the keys it fits. */
+export interface JwsAlgorithm {
+  name: string;
+  digest: "sha256" | "sha384" | "sha512" | null;
+  /** `<kty>` or `<kty> <crv>`; for EC and OKP, the curve fixes the signature's length in bytes. */
+  keys: ReadonlyMap<string, number | undefined>;
+}
+
+const rsa = (name: string, digest: JwsAlgorithm["digest"]) => ({
+  name,
+  digest,
+  keys: new Map([["RSA", undefined]]),
+});
+
+/**
+ * The algorithms a token may be signed with (RFC 7518 §3.3–3.4, RFC 8037 §3.1): aws-jwt-verify's set,
+ * which this API shipped with. Never `none`, never HS* (the issuer's public key as an HMAC secret),
+ * no PS*. A Map, so that an `alg` such as `constructor` finds nothing inherited. The EC and EdDSA
+ * signatures are fixed-length (r‖s for ECDSA, RFC 7518 §3.4); an RSA one is as long as the modulus.
+ */
+const JWS_ALGORITHMS: ReadonlyMap<string, JwsAlgorithm> = new Map(
+  [
+    rsa("RS256", "sha256"),
+    rsa("RS384", "sha384"),
+    rsa("RS512", "sha512"),
+    { name: "ES256", digest: "sha256" as const, keys: new Map([["EC P-256", 64]]) },
+    { name: "ES384", digest: "sha384" as const, keys: new Map([["EC P-384", 96]]) },
+    { name: "ES512", digest: "sha512" as const, keys: new Map([["EC P-521", 132]]) },
+    {
+      name: "EdDSA",
+      digest: null,
+      keys: new Map([
+        ["OKP Ed25519", 64],
+        ["OKP Ed448", 114],
+      ]),
+    },
+  ].map((algorithm) => [algorithm.name, algorithm]),
+);
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A JWS in compact serialization (RFC 7515 §7.1): exactly three base64url segments, none padded or
+ * empty, the header and payload each a JSON object in UTF-8. Anything else is a malformed token (401),
+ * whatever it is: a JSON serialization, a JWE (five segments), a token cut or padded in transit.
+ */
+export function decodeCompactJws(token: string): UnverifiedJws {
+  const [header, payload, signature, extra] = token.split(".", 4);
+  if (header === undefined || payload === undefined || signature === undefined || extra !== undefined) {
+    throw malformed();
+  }
+  return {
+    header: jsonObject(header),
+    payload: jsonObject(payload),
+    signingInput: `${header}.${payload}`,
+    signature: base64urlBytes(signature),
+  };
+}
+
+/**
+ * The header's `alg` if it is one of ours, refusing first any `crit`: RFC 7515 §4.1.11 lists there the
+ * extensions a recipient must understand, and this API implements none (`b64: false` under `crit` would
+ * sign a payload other than the one read). A list of names is an unsupported extension; anything else
+ * there is malformed. Nothing of the header is echoed.
+ */
+export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
+  if (Object.hasOwn(header, "crit")) {
+    const { crit } = header;
+    const wellFormed =
+      Array.isArray(crit) && crit.length > 0 && crit.every((name) => typeof name === "string" && name !== "");
+    throw new InvalidTokenError(
+      wellFormed
+        ? "the token is invalid: it requires a header extension this API does not implement (crit)"
+        : "the token is invalid: malformed crit header",
+    );
+  }
+  const algorithm = typeof header.alg === "string" ? JWS_ALGORITHMS.get(header.alg) : undefined;
+  if (algorithm === undefined) throw algorithmNotAllowed();
+  return algorithm;
+}
+
+/**
+ * Whether `signature` is `algorithm`'s signature of `signingInput` under `key`, synchronously: the key
+ * was imported with its key set, so node:crypto is loaded. The length is checked first (r‖s for ECDSA,
+ * RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a signature is a bad signature.
+ */
+export function signatureIsValid(
+  algorithm: JwsAlgorithm,
+  keyType: string,
+  key: KeyObject,
+  { signingInput, signature }: UnverifiedJws,
+): boolean {
+  const length = algorithm.keys.get(keyType) ?? Math.ceil((key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
+  if (signature.length !== length) return false;
+  try {
+    return loadedNodeCrypto().verify(
+      algorithm.digest,
+      Buffer.from(signingInput),
+      { key, dsaEncoding: "ieee-p1363" }, // read for ECDSA only
+      signature,
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The bytes of a non-empty base64url string in its one canonical spelling (below); else undefined. */
+export function canonicalBase64url(segment: string): Buffer | undefined {
+  const bytes = Buffer.from(segment, "base64url");
+  return segment !== "" && bytes.toString("base64url") === segment ? bytes : undefined;
+}
+
+/**
+ * RFC 7515 §2: base64url without padding. Node's decoder skips what is not of the alphabet, so a
+ * segment is taken only if encoding its bytes gives it back: no padding, no other characters, no
+ * length of 4n+1, no stray bits in the last character. Then one token has one spelling.
+ */
+function base64urlBytes(segment: string): Buffer {
+  const bytes = canonicalBase64url(segment);
+  if (bytes === undefined) throw malformed();
+  return bytes;
+}
+
+function jsonObject(segment: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(base64urlBytes(segment)));
+  } catch {
+    throw malformed();
+  }
+  if (!isObject(value)) throw malformed();
+  return value;
+}
+
+export function malformed(): InvalidTokenError {
+  return new InvalidTokenError("the token is invalid: malformed token");
+}
+
+export function algorithmNotAllowed(): InvalidTokenError {
+  return new InvalidTokenError("the token is invalid: signature algorithm not allowed");
+}
