@@ -11,20 +11,25 @@ import {
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, BillingMode, Table, TableBase, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Alias, Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import {
+  Alias,
+  Architecture,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../lambda/http/cors.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
-import { HANDLER_ENTRY, HANDLER_EXPORT } from "../tools/bundle-options.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
-import { bundlingFromBundleOptions } from "./bundling.ts";
 import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
+import { HANDLER_SETTING, handlerCode } from "./handler-code.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
@@ -45,7 +50,7 @@ const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /** The function and what it runs with: its log group, its role, and the alias the API invokes. */
 interface HandlerParts {
-  readonly handler: NodejsFunction;
+  readonly handler: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly liveAlias: Alias;
 }
@@ -139,9 +144,9 @@ export class PlantStoreStack extends Stack {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const role = this.createHandlerRole(logGroup, table);
-    const handler = new NodejsFunction(this, "Handler", {
-      entry: HANDLER_ENTRY,
-      handler: HANDLER_EXPORT,
+    const handler = new LambdaFunction(this, "Handler", {
+      code: handlerCode(),
+      handler: HANDLER_SETTING,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: config.memorySizeMb,
@@ -152,7 +157,6 @@ export class PlantStoreStack extends Stack {
       loggingFormat: LoggingFormat.JSON,
       // Lambda records each sampled invocation and its init; the handler adds its calls (lambda/tracing/).
       tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
-      bundling: bundlingFromBundleOptions(),
       // Each deploy's version outlives the next deploy, so that an operator can point the alias back to it;
       // a version whose own deploy rolled back is deleted, not left behind outside the stack.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE },

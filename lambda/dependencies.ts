@@ -2,7 +2,7 @@ import { createAuthenticator, createIssuerKeys } from "./auth/authenticate.ts";
 import type { Config } from "./config.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
-import { createInvocationTracing } from "./tracing/invocation-tracing.ts";
+import { sampledInvocationTracing } from "./tracing/sampled-tracing.ts";
 
 /**
  * What the function starts at init, so that a cold start's first request does not wait for it. The
@@ -32,7 +32,7 @@ export function productionDependencies(
   const tracing =
     config.xrayDaemonAddress === undefined
       ? undefined
-      : createInvocationTracing({
+      : sampledInvocationTracing({
           daemonAddress: config.xrayDaemonAddress,
           tableName: config.tableName,
           region: config.region,

@@ -1,10 +1,9 @@
 import { fileURLToPath } from "node:url";
-import type { BuildOptions } from "esbuild";
+import type { BuildOptions, Metafile } from "esbuild";
 
 /**
- * The one description of the deployable bundle. The CDK stack (NodejsFunction) and the
- * local runner (`tools/build-bundle.ts`) both build from it, so "works locally" means
- * "works deployed".
+ * The one description of the deployable bundle. The CDK stack (infra/handler-code.ts) and the local
+ * runner (`tools/build-bundle.ts`) both build from it, so "works locally" means "works deployed".
  */
 export const HANDLER_ENTRY = fileURLToPath(new URL("../lambda/handler.ts", import.meta.url));
 
@@ -12,6 +11,9 @@ export const HANDLER_EXPORT = "handler";
 
 /** The bundle's `handlerFor(env)`: a handler instance for an environment, as the local run builds them. */
 export const HANDLER_FACTORY_EXPORT = "handlerFor";
+
+/** The deployable bundle's entry file, in its directory; Lambda's handler setting is `index.handler`. */
+export const HANDLER_FILE = "index.mjs";
 
 export const BUNDLE_OPTIONS = {
   format: "esm",
@@ -26,11 +28,47 @@ export const BUNDLE_OPTIONS = {
   logLevel: "warning",
 } as const;
 
-/** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays). */
+/** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays), for a one-file bundle. */
 export function esbuildOptions(): BuildOptions {
   return {
     ...BUNDLE_OPTIONS,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     bundle: true,
   };
+}
+
+/**
+ * The deployable bundle of `entry` into `outdir`: index.mjs, and in chunks/ the code only some
+ * invocations need (the traces of sampled ones, lambda/tracing/sampled-tracing.ts), which esbuild splits
+ * out at each dynamic import and Node loads at first use. So a cold start imports index.mjs and its static
+ * chunks only (eagerBytes). NodejsFunction cannot split (it bundles to one --outfile): the stack deploys
+ * this directory with Code.fromAsset.
+ */
+export function handlerBundleOptions(outdir: string, entry = HANDLER_ENTRY): BuildOptions {
+  return {
+    ...esbuildOptions(),
+    entryPoints: { index: entry },
+    outdir,
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".mjs" },
+    metafile: true,
+  };
+}
+
+/**
+ * The bytes a cold start imports: the entry file and every chunk it imports statically, transitively;
+ * chunks reached only by a dynamic import are left out, as are source maps.
+ */
+export function eagerBytes(metafile: Metafile, entryFile: string): number {
+  const seen = new Set<string>();
+  const visit = (file: string): number => {
+    if (seen.has(file)) return 0;
+    seen.add(file);
+    const output = metafile.outputs[file];
+    if (output === undefined) return 0;
+    const staticImports = output.imports.filter((imported) => imported.kind === "import-statement");
+    return output.bytes + staticImports.reduce((sum, imported) => sum + visit(imported.path), 0);
+  };
+  return visit(entryFile);
 }

@@ -1,4 +1,5 @@
-import type { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage } from "node:async_hooks";
+import * as dgram from "node:dgram";
 import type { KeySetFetchObserver } from "../auth/issuer-keys.ts";
 import { logWarning } from "../log.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
@@ -33,24 +34,10 @@ export interface InvocationTracing {
   observeKeySetFetch: KeySetFetchObserver;
 }
 
-/** Where a call's subsegment goes: the trace of the invocation it was made for. */
-interface TraceContext {
-  /** Sends the call's subsegment, built for the trace once it is known. */
-  send(build: (trace: TracedHeader) => object): void;
-  /** How many calls of `operation` this context made before; counts this one. */
-  countCall(operation: string): number;
-}
-
-type Loaded = { storage: AsyncLocalStorage<TraceContext>; daemon: DaemonClient };
-
 /**
- * Nothing happens at creation but reading the address: no socket, no module loaded. The first sampled
- * invocation loads node:async_hooks and node:dgram; its first subsegment opens the socket. Unsampled
- * invocations cost a header parse and one comparison per call.
- *
- * The calls made at init (the key-set prefetch), before any invocation, belong to no trace yet: they are
- * held and sent with the first invocation's trace when it is sampled, under its segment, where Lambda
- * shows the init.
+ * This module is loaded at the first sampled invocation (sampled-tracing.ts), and node:async_hooks and
+ * node:dgram with it; its first subsegment opens the socket. Calls outside a sampled invocation's async
+ * context belong to no trace and cost one lookup each.
  */
 export function createInvocationTracing(settings: TracingSettings): InvocationTracing | undefined {
   const address = parseDaemonAddress(settings.daemonAddress);
@@ -60,36 +47,14 @@ export function createInvocationTracing(settings: TracingSettings): InvocationTr
     });
     return undefined;
   }
-  let loading: Promise<Loaded> | undefined;
-  let loaded: Loaded | undefined;
-  const load = () =>
-    (loading ??= Promise.all([import("node:async_hooks"), import("node:dgram")]).then(([hooks, dgram]) => {
-      loaded = { storage: new hooks.AsyncLocalStorage(), daemon: createDaemonClient(address, dgram) };
-      return loaded;
-    }));
-  let init: InitContext | undefined = new InitContext();
-
-  const contextOfCall = (): TraceContext | undefined => loaded?.storage.getStore() ?? init;
+  const storage = new AsyncLocalStorage<InvocationContext>();
+  const daemon = createDaemonClient(address, dgram);
+  const contextOfCall = (): InvocationContext | undefined => storage.getStore();
 
   return {
     run(header, invocation) {
-      const traced = isTraced(header) ? header : undefined;
-      if (init) {
-        const calledAtInit = init;
-        init = undefined;
-        if (traced) {
-          load().then(
-            ({ daemon }) => calledAtInit.resolve(traced, daemon),
-            () => calledAtInit.resolve(undefined, undefined),
-          );
-        } else calledAtInit.resolve(undefined, undefined);
-      }
-      if (!traced) return invocation();
-      return load().then(
-        ({ storage, daemon }) => storage.run(new InvocationContext(traced, daemon), invocation),
-        // Tracing could not start: the invocation runs untraced rather than not at all.
-        () => invocation(),
-      );
+      if (!isTraced(header)) return invocation();
+      return storage.run(new InvocationContext(header, daemon), invocation);
     },
 
     observeDynamoDbCall(operation) {
@@ -136,47 +101,22 @@ function startClock(): () => CallTimes {
 }
 
 /** What every context does alike: count its calls per operation. */
-abstract class CountingContext implements TraceContext {
+/** Where a call's subsegment goes: the trace of the invocation it was made for. */
+class InvocationContext {
   readonly #counts = new Map<string, number>();
-  abstract send(build: (trace: TracedHeader) => object): void;
+  constructor(
+    readonly trace: TracedHeader,
+    readonly daemon: DaemonClient,
+  ) {}
+  /** How many calls of `operation` this invocation made before; counts this one. */
   countCall(operation: string): number {
     const count = (this.#counts.get(operation) ?? 0) + 1;
     this.#counts.set(operation, count);
     return count;
   }
-}
-
-/** A sampled invocation: its subsegments go to the daemon as its calls end. */
-class InvocationContext extends CountingContext {
-  constructor(
-    readonly trace: TracedHeader,
-    readonly daemon: DaemonClient,
-  ) {
-    super();
-  }
+  /** Sends the call's subsegment, built for the trace. */
   send(build: (trace: TracedHeader) => object): void {
     sendSafely(this.daemon, () => build(this.trace));
-  }
-}
-
-/** The calls made before the first invocation: held until it says whether, and where, to send them. */
-class InitContext extends CountingContext {
-  #held: ((trace: TracedHeader) => object)[] = [];
-  /** Once the first invocation came: its trace and the daemon, or undefined when it is not sampled. */
-  #target: { trace: TracedHeader; daemon: DaemonClient } | undefined | null = null;
-
-  send(build: (trace: TracedHeader) => object): void {
-    if (this.#target === null) this.#held.push(build);
-    else if (this.#target) {
-      const { trace, daemon } = this.#target;
-      sendSafely(daemon, () => build(trace));
-    }
-  }
-  resolve(trace: TracedHeader | undefined, daemon: DaemonClient | undefined): void {
-    this.#target = trace && daemon ? { trace, daemon } : undefined;
-    const held = this.#held;
-    this.#held = [];
-    for (const build of held) this.send(build);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * The deployed bundle (built by the CDK's NodejsFunction from infra/bundling.ts) and the local one (built
- * by tools/build-bundle.ts) come from one description, tools/bundle-options.ts. Both must load and serve
- * a create end to end, and ship the same inputs: the project's SigV4 signer and token verifier, no package.
+ * The deployed bundle (staged by the CDK from infra/handler-code.ts) and the local one (built by
+ * tools/build-bundle.ts) come from one description, tools/bundle-options.ts. Both must load and serve a
+ * create end to end, and ship the same inputs: the project's SigV4 signer and token verifier, no package.
  */
 import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -11,20 +11,14 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { App, Stack } from "aws-cdk-lib";
-import { Runtime } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
-import { build } from "esbuild";
+import { Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundlingFromBundleOptions } from "../../infra/bundling.ts";
+import { HANDLER_SETTING, handlerCode } from "../../infra/handler-code.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
-import {
-  esbuildOptions,
-  HANDLER_ENTRY,
-  HANDLER_EXPORT,
-  HANDLER_FACTORY_EXPORT,
-} from "../../tools/bundle-options.ts";
+import { buildBundle } from "../../tools/build-bundle.ts";
+import { HANDLER_FACTORY_EXPORT } from "../../tools/bundle-options.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 const execFileAsync = promisify(execFile);
@@ -42,13 +36,7 @@ beforeAll(async () => {
   deployedAssemblyDirectory = await mkdtemp(join(tmpdir(), "plant-store-synth-"));
   bundles.deployed = join(deployedBundleDirectory(deployedAssemblyDirectory), "index.mjs");
   localBundleDirectory = await mkdtemp(join(tmpdir(), "plant-store-bundle-"));
-  bundles.local = join(localBundleDirectory, "index.mjs");
-  await build({
-    ...esbuildOptions(),
-    entryPoints: [HANDLER_ENTRY],
-    outfile: bundles.local,
-    logLevel: "silent",
-  });
+  bundles.local = await buildBundle(localBundleDirectory);
 }, 120_000);
 
 afterAll(async () => {
@@ -58,14 +46,13 @@ afterAll(async () => {
   }
 });
 
-/** The asset NodejsFunction builds with the project's bundling, as `cdk synth` builds the stack's. */
+/** The asset the stack's function deploys (infra/handler-code.ts), as `cdk synth` stages it. */
 function deployedBundleDirectory(outdir: string): string {
   const app = new App({ outdir });
-  new NodejsFunction(new Stack(app, "BundlingCheck"), "Handler", {
-    entry: HANDLER_ENTRY,
-    handler: HANDLER_EXPORT,
+  new LambdaFunction(new Stack(app, "BundlingCheck"), "Handler", {
+    code: handlerCode(),
+    handler: HANDLER_SETTING,
     runtime: Runtime.NODEJS_24_X,
-    bundling: bundlingFromBundleOptions(),
   });
   const { directory } = app.synth();
   const assets = readdirSync(directory).filter((name) => name.startsWith("asset."));
@@ -107,14 +94,27 @@ async function createWithBundle(
   };
 }
 
+/** The project files the bundle's entry and chunks were built from, from their source maps. */
 async function bundledSources(bundlePath: string): Promise<string[]> {
-  const sourceMap = JSON.parse(await readFile(`${bundlePath}.map`, "utf8")) as {
-    sources: string[];
-    sourcesContent?: unknown;
-  };
-  expect(sourceMap.sourcesContent).toBeUndefined();
-  // As paths in the project, wherever the bundle was written.
-  return sourceMap.sources.map((source) => relative(PROJECT_ROOT, resolve(dirname(bundlePath), source)));
+  const chunks = join(dirname(bundlePath), "chunks");
+  const files = [
+    bundlePath,
+    ...readdirSync(chunks)
+      .filter((name) => name.endsWith(".mjs"))
+      .map((name) => join(chunks, name)),
+  ];
+  const sources = new Set<string>();
+  for (const file of files) {
+    const sourceMap = JSON.parse(await readFile(`${file}.map`, "utf8")) as {
+      sources: string[];
+      sourcesContent?: unknown;
+    };
+    expect(sourceMap.sourcesContent).toBeUndefined();
+    // As paths in the project, wherever the bundle was written.
+    for (const source of sourceMap.sources)
+      sources.add(relative(PROJECT_ROOT, resolve(dirname(file), source)));
+  }
+  return [...sources];
 }
 
 describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
@@ -134,6 +134,7 @@ describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
     const sources = await bundledSources(bundles[kind]);
     expect(sources).toContain("lambda/store/sigv4.ts");
     expect(sources).toContain("lambda/auth/jws.ts");
+    expect(sources).toContain("lambda/tracing/invocation-tracing.ts");
     expect(sources.filter((source) => source.includes("node_modules"))).toEqual([]);
     const code = await readFile(bundles[kind], "utf8");
     expect(code).not.toContain("createDynamoDbPlantStore"); // minified
@@ -147,6 +148,15 @@ describe("the two bundles", () => {
     const { cryptoLoadedAtImport } = await createWithBundle(bundles[kind], 3, "Ivy");
     expect(cryptoLoadedAtImport).toBe(false);
   });
+
+  it.each(["deployed", "local"] as const)(
+    "%s: the traces are a chunk of their own, imported only at the first sampled invocation",
+    async (kind) => {
+      const entry = await readFile(bundles[kind], "utf8");
+      expect(entry).toMatch(/import\("\.\/chunks\/invocation-tracing-[\w-]+\.mjs"\)/);
+      expect(entry).not.toMatch(/from\s*"\.\/chunks\/invocation-tracing-/);
+    },
+  );
 
   it("are built from the same inputs", async () => {
     expect((await bundledSources(bundles.deployed)).sort()).toEqual(

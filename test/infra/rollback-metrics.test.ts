@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiGatewayEvent } from "../../lambda/http/api-gateway.ts";
 import { FAULT_METRIC, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
@@ -32,7 +31,7 @@ import {
 import { apiGatewayEvent } from "../../support/events.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";
 import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
-import { esbuildOptions, HANDLER_ENTRY } from "../../tools/bundle-options.ts";
+import { buildBundle } from "../../tools/build-bundle.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import { accessTokenClaims, signToken } from "../support/forged-tokens.ts";
 
@@ -56,8 +55,7 @@ let jwks: JwksServer;
 
 beforeAll(async () => {
   bundleDirectory = await mkdtemp(join(tmpdir(), "plant-store-bundle-"));
-  bundlePath = join(bundleDirectory, "index.mjs");
-  await build({ ...esbuildOptions(), entryPoints: [HANDLER_ENTRY], outfile: bundlePath, logLevel: "silent" });
+  bundlePath = await buildBundle(bundleDirectory);
   dynamoDb = await startDynalite();
   await ensurePlantsTable(dynamoDb.endpoint, PLANTS);
   const created = await callDynamoDb(dynamoDb.endpoint, "CreateTable", {
