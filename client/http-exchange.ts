@@ -82,8 +82,9 @@ function redirectFailure(response: Response, { what, option }: Endpoint, mask: S
   const location = response.headers.get("location");
   const status = response.status >= 300 && response.status < 400 ? response.status : undefined;
   const to = location ? ` to ${mask.excerpt(location, 300)}` : "";
+  const redirect = status === undefined ? "was redirected" : `answered ${status}, a redirect`;
   return new PlantStoreError(
-    `${what} answered ${status ?? "with"} a redirect${to}, which the client never follows: set ${option} to the URL that answers itself`,
+    `${what} ${redirect}${to}, which the client never follows: set ${option} to the URL that answers itself`,
     { kind: "redirect", status },
   );
 }

@@ -24,15 +24,16 @@ const ENTRY = "client/index.ts";
 /** What the client's declarations compile against: its own code, for ES2022 with the web's fetch. */
 const DECLARATION_OPTIONS = {
   target: "ES2022",
-  module: "NodeNext",
-  moduleResolution: "NodeNext",
+  // ES modules whatever package.json says (a test's repository may have none); imports name .ts files.
+  module: "ES2022",
+  moduleResolution: "Bundler",
+  allowImportingTsExtensions: true,
   lib: ["ES2023", "ES2024.String", "DOM", "DOM.Iterable"],
   types: [],
   strict: true,
   declaration: true,
   emitDeclarationOnly: true,
   stripInternal: true,
-  rewriteRelativeImportExtensions: true,
   isolatedModules: true,
   verbatimModuleSyntax: true,
   skipLibCheck: true,

@@ -173,7 +173,9 @@ describe("errors", () => {
     [202, "unexpected-answer"],
   ] as const)("gives a %i the kind %s to switch on", async (status, kind) => {
     const { create } = setup(() => json(status, { error: status, message: "said the server" }));
-    const error = (await create({ id: 7, name: "Ivy" }).catch((thrown: unknown) => thrown)) as PlantStoreError;
+    const error = (await create({ id: 7, name: "Ivy" }).catch(
+      (thrown: unknown) => thrown,
+    )) as PlantStoreError;
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({ kind, status, serverMessage: "said the server" });
   });
