@@ -1,13 +1,15 @@
 /**
  * Adding a field is all in the contract, for the API and for the client: on a copy of the repository
  * whose openapi/openapi.yaml has one more optional field in NewPlant and Plant, `npm run generate` and
- * nothing else, the copy's client sends the field to the copy's `npm start`, gets it back, and a resend
- * with another value of it is the API's 409. Only the document and the generated files differ from here.
+ * nothing else, `npm test`'s type check and lint pass on the copy, the client's own tests pass there, the
+ * copy's client sends the field to the copy's `npm start`, gets it back, and a resend with another value
+ * of it is the API's 409. Only the document and the generated files differ from here.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -19,19 +21,17 @@ import { readStoredItem } from "../support/stored-item.ts";
 
 /** A name no schema of the project would use, so that the test holds whatever fields were added since. */
 const NEW_FIELD = "addedByTheTest";
-/** What `npm start` and `npm run generate` need of the repository; node_modules is linked, not copied. */
-const COPIED = [
-  "client",
-  "infra",
-  "lambda",
-  "local",
-  "openapi",
-  "support",
-  "tools",
-  "types",
-  "package.json",
-  "tsconfig.json",
+/** The client's tests that need no server: they must hold, unedited, with a field added. */
+const CLIENT_UNIT_TESTS = [
+  "test/client/create-plant.test.ts",
+  "test/client/limits.test.ts",
+  "test/client/secrets.test.ts",
+  "test/client/tokens.test.ts",
 ];
+
+const run = promisify(execFile);
+/** The repository's files, tracked or new (not ignored): what a developer's `npm test` sees. */
+let repositoryFiles: string[];
 
 let copy: string;
 let server: RunningServer;
@@ -40,11 +40,14 @@ let store: { endpoint: string; tableName: string };
 
 beforeAll(async () => {
   copy = await mkdtemp(join(tmpdir(), "plant-store-added-field-"));
-  for (const entry of COPIED) {
-    await cp(join(REPO, entry), join(copy, entry), {
-      recursive: true,
-      filter: (source) => !/[/\\](dist|node_modules)$/.test(source),
-    });
+  const { stdout } = await run("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
+    cwd: REPO,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  repositoryFiles = stdout.split("\0").filter((file) => file !== "" && existsSync(join(REPO, file)));
+  for (const file of repositoryFiles) {
+    await mkdir(dirname(join(copy, file)), { recursive: true });
+    await cp(join(REPO, file), join(copy, file));
   }
   await symlink(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
   const openApiPath = join(copy, "openapi", "openapi.yaml");
@@ -61,7 +64,7 @@ beforeAll(async () => {
     );
   }
   await writeFile(openApiPath, document.toString());
-  await promisify(execFile)("npm", ["run", "--silent", "generate"], { cwd: copy });
+  await run("npm", ["run", "--silent", "generate"], { cwd: copy });
 
   const dataDir = await tempDataDir();
   server = await startServer({ PLANTS_DATA_DIR: dataDir }, { cwd: copy });
@@ -91,15 +94,9 @@ it.each([...generatedClientFiles()])(
 
 it("differs from the repository only in the document and the generated files", async () => {
   const changed: string[] = [];
-  for (const entry of COPIED) {
-    const files = entry.includes(".") ? [entry] : await readdir(join(copy, entry), { recursive: true });
-    for (const file of files) {
-      const path = entry.includes(".") ? entry : join(entry, String(file));
-      const [mine, theirs] = await Promise.all(
-        [REPO, copy].map((root) => readFile(join(root, path), "utf8").catch(() => undefined)),
-      );
-      if (mine !== theirs) changed.push(path);
-    }
+  for (const file of repositoryFiles) {
+    const [mine, theirs] = await Promise.all([REPO, copy].map((root) => readFile(join(root, file), "utf8")));
+    if (mine !== theirs) changed.push(file);
   }
   expect(changed.sort()).toEqual([
     "client/generated/plant-schema.ts",
@@ -108,6 +105,43 @@ it("differs from the repository only in the document and the generated files", a
     "openapi/openapi.yaml",
   ]);
 });
+
+/** A tool of the repository's node_modules, run in the copy: its output, or its failure's. */
+async function inCopy(tool: string, args: string[]): Promise<{ ok: boolean; output: string }> {
+  return run(process.execPath, [join(copy, "node_modules", tool), ...args], {
+    cwd: copy,
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+  }).then(
+    ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
+    (error: { stdout?: string; stderr?: string }) => ({
+      ok: false,
+      output: `${error.stdout}${error.stderr}`,
+    }),
+  );
+}
+
+it("passes npm test's type check on the copy, every test file included", async () => {
+  const checked = await inCopy("typescript/bin/tsc", ["--noEmit", "-p", "tsconfig.json"]);
+  expect(checked.output).toBe("");
+  expect(checked.ok).toBe(true);
+}, 240_000);
+
+it("passes npm test's lint on the copy's client and its generated files", async () => {
+  const linted = await inCopy("@biomejs/biome/bin/biome", [
+    "check",
+    "--vcs-enabled=false",
+    "client",
+    "test/client",
+  ]);
+  expect(linted.ok, linted.output).toBe(true);
+}, 120_000);
+
+it("passes the client's own tests on the copy, unedited", async () => {
+  const tested = await inCopy("vitest/vitest.mjs", ["run", ...CLIENT_UNIT_TESTS]);
+  expect(tested.ok, tested.output.slice(-4000)).toBe(true);
+  expect(tested.output).toMatch(new RegExp(`Test Files\\s+${CLIENT_UNIT_TESTS.length} passed`));
+}, 240_000);
 
 it("is sent by the client and answered back through npm start, and stored", async () => {
   const plant = { id: 2n ** 63n - 1n, name: "Fern", [NEW_FIELD]: "green" };
