@@ -65,12 +65,12 @@ export interface TokenSource {
 /** @internal */
 export type TokenContext = Omit<RetryContext, "deadlineAt" | "what"> & { fetch: FetchFunction };
 
-/** A token whose lifetime is unknown (no `expires_in`, an odd one, a string from a token function) is kept this long: Cognito's shortest access-token lifetime. */
-const UNKNOWN_LIFETIME_MS = 5 * 60_000;
-/** No token is kept longer, whatever its lifetime says: Cognito's longest access-token lifetime. */
-const MAX_LIFETIME_MS = 24 * 60 * 60_000;
-/** A token is replaced this long before it expires (or a tenth of its life, when that is shorter). */
-const EXPIRY_MARGIN_MS = 60_000;
+/** A token whose lifetime is unknown (no `expires_in`, an odd one, a string from a token function) is kept this long: Cognito's shortest access-token lifetime. @internal */
+export const UNKNOWN_LIFETIME_MS = 5 * 60_000;
+/** No token is kept longer, whatever its lifetime says: Cognito's longest access-token lifetime. @internal */
+export const MAX_LIFETIME_MS = 24 * 60 * 60_000;
+/** A token is replaced this long before it expires (or a tenth of its life, when that is shorter). @internal */
+export const EXPIRY_MARGIN_MS = 60_000;
 /** How many of the last tokens handed out are masked: a server may echo an older one. */
 const MASKED_TOKENS = 8;
 

@@ -2,8 +2,8 @@
  * Builds the client package (client/package.json) into `<outDir>` (client/dist by default), from
  * client/index.ts and the client/ modules it reaches, and nothing else:
  * - index.js: one ES module bundled by esbuild, for Node 20+ and bundlers, importing nothing;
- * - index.min.js: the same, minified, for a page's `<script type="module">` (its size budget:
- *   test/tools/build-client.test.ts);
+ * - index.min.js: the same, minified, for a page's `<script type="module">`, within MINIFIED_BUDGET_BYTES
+ *   and GZIPPED_BUDGET_BYTES (test/tools/build-client.test.ts checks them);
  * - index.d.ts and the declarations it reaches: the client's own types only, since tsc drops every
  *   declaration marked `@internal` (stripInternal), and a declaration file no public one imports is left out.
  * A module that imports a `node:` module, a package, or a file outside client/ fails the build: the
@@ -19,6 +19,10 @@ import { build } from "esbuild";
 import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** What a page loads with `<script type="module">` may weigh: index.min.js, and gzip-compressed as served. */
+export const MINIFIED_BUDGET_BYTES = 18 * 1024;
+export const GZIPPED_BUDGET_BYTES = 7 * 1024;
 const ENTRY = "client/index.ts";
 
 /** What the client's declarations compile against: its own code, for ES2022 with the web's fetch. */
