@@ -1,6 +1,10 @@
-/** One HTTP request and its whole answer, up to a size cap, over the global (or an injected) fetch. */
-import type { Clock } from "../lambda/clock.ts";
-import { maskedExcerpt, PlantStoreError } from "./errors.ts";
+/**
+ * One HTTP request and its whole answer, up to a size cap, over the global (or an injected) fetch. A
+ * redirect is never followed: a POST is sent once per attempt, to the URL configured and nowhere else.
+ */
+import type { Clock } from "./clock.ts";
+import { PlantStoreError, type PlantStoreErrorKind } from "./errors.ts";
+import type { SecretMask } from "./masking.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -11,38 +15,78 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
  */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** @internal */
 export interface Exchange {
   status: number;
   headers: Headers;
   body: string;
 }
 
+/** What a request is, for messages, and what they must never show. @internal */
+export interface Endpoint {
+  url: string;
+  /** The call as messages name it, e.g. "POST http://127.0.0.1:3000/plants". */
+  what: string;
+  /** The option that names the URL, for the advice a redirect gets ("baseUrl", "credentials.tokenUrl"). */
+  option: string;
+  fetch: FetchFunction;
+}
+
 /**
- * The answer, or, when none came (refused, reset, aborted), a PlantStoreError without a status. An
- * answer over MAX_ANSWER_BYTES is thrown as a PlantStoreError with its status, unread.
+ * The answer, or, when none came (refused, reset, DNS, a browser's refusal), a `network` PlantStoreError
+ * to retry. A redirect, or an answer over MAX_ANSWER_BYTES, is thrown. @internal
  */
 export async function exchange(
-  fetchFunction: FetchFunction,
-  url: string,
+  endpoint: Endpoint,
   init: RequestInit,
-  what: string,
+  mask: SecretMask,
 ): Promise<Exchange | PlantStoreError> {
+  const { url, what } = endpoint;
   let response: Response;
   let body: string | undefined;
   try {
-    response = await fetchFunction(url, init);
+    response = await endpoint.fetch(url, { ...init, redirect: "manual" });
+    if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
     body = await cappedText(response);
   } catch (error) {
+    if (error instanceof PlantStoreError) throw error;
     if (init.signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
-    return new PlantStoreError(`${what}: no answer (${reasonOf(error)})`, { cause: error });
+    // Only words, masked: the runtime's error (undici's holds the URL it failed on) is never kept.
+    return new PlantStoreError(`${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`, {
+      kind: "network",
+    });
   }
   if (body === undefined) {
     throw new PlantStoreError(
       `${what} answered ${response.status} with a body over ${MAX_ANSWER_BYTES / 1024} KiB, which was not read`,
-      { status: response.status },
+      { kind: "unexpected-answer", status: response.status },
     );
   }
   return { status: response.status, headers: response.headers, body };
+}
+
+/**
+ * A 3xx (Node), an opaque redirect (a browser hides its status), or an answer a fetch of the caller's
+ * reached by following one anyway: not from the URL asked.
+ */
+function isRedirect(response: Response): boolean {
+  return (
+    response.type === "opaqueredirect" ||
+    (response.status >= 300 && response.status < 400) ||
+    response.redirected
+  );
+}
+
+function redirectFailure(response: Response, { what, option }: Endpoint, mask: SecretMask): PlantStoreError {
+  void response.body?.cancel().catch(() => undefined);
+  const location = response.headers.get("location");
+  const status = response.status >= 300 && response.status < 400 ? response.status : undefined;
+  const to = location ? ` to ${mask.excerpt(location, 300)}` : "";
+  const redirect = status === undefined ? "was redirected" : `answered ${status}, a redirect`;
+  return new PlantStoreError(
+    `${what} ${redirect}${to}, which the client never follows: set ${option} to the URL that answers itself`,
+    { kind: "redirect", status },
+  );
 }
 
 /** The body as text, or undefined, its stream cancelled, once it is longer than MAX_ANSWER_BYTES. */
@@ -68,7 +112,40 @@ async function cappedText(response: Response): Promise<string | undefined> {
   }
 }
 
-/** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined when absent or unreadable. */
+/** The runtime's words for a fetch that got no answer: its message, and the code of its cause (Node's). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? `${error.message}: ${code}` : error.message;
+}
+
+/**
+ * In a browser, what a fetch with no answer may be: the browser tells the page only "Failed to fetch"
+ * (Chromium), "NetworkError when attempting to fetch resource." (Firefox) or "Load failed" (Safari), and
+ * the reason only in its console.
+ */
+function browserHint(url: string): string {
+  const page = (globalThis as { location?: { origin?: unknown; protocol?: unknown } }).location;
+  if (typeof page?.origin !== "string" || !/^https?:$/.test(String(page.protocol))) return "";
+  const target = new URL(url);
+  if (page.protocol === "https:" && target.protocol === "http:" && !isLoopback(target.hostname)) {
+    return `. This https page may not call an http URL (mixed content): use ${url.replace(/^http:/, "https:")}`;
+  }
+  if (target.origin === page.origin) {
+    return ". The browser gives no reason: the server may be down or unreachable, or an extension or policy blocked the request; its console says which";
+  }
+  return (
+    `. The browser gives no reason: the API may not allow this page's origin ${page.origin} (CORS: add it to ` +
+    "the API's allowed origins, corsAllowOrigins for the stack, PLANTS_CORS_ALLOW_ORIGINS for npm start), " +
+    "the server may be down or unreachable, or an extension or policy blocked the request; the browser's console says which"
+  );
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined when absent or unreadable. @internal */
 export function retryAfterMs(headers: Headers, clock: Clock): number | undefined {
   const value = headers.get("retry-after")?.trim();
   if (!value) return undefined;
@@ -80,24 +157,33 @@ export function retryAfterMs(headers: Headers, clock: Clock): number | undefined
   return Number.isNaN(date) ? undefined : Math.max(0, date - clock.now());
 }
 
-/** API Gateway's id of the request, as its HTTP API (or its REST API) sends it. */
-export function requestIdOf(headers: Headers): string | undefined {
-  return headers.get("apigw-requestid") ?? headers.get("x-amzn-requestid") ?? undefined;
+/** The request id an answer names (API Gateway's HTTP API or REST API header): the server's word, masked. @internal */
+export function maskedRequestId(headers: Headers, mask: SecretMask): string | undefined {
+  const requestId = headers.get("apigw-requestid") ?? headers.get("x-amzn-requestid") ?? undefined;
+  return requestId === undefined ? undefined : mask.excerpt(requestId, 100);
 }
 
-/** The request id an answer names: a header, so the server's word, masked like its body. */
-export function maskedRequestId(headers: Headers, secrets: readonly string[]): string | undefined {
-  const requestId = requestIdOf(headers);
-  return requestId === undefined ? undefined : maskedExcerpt(requestId, secrets, 100);
-}
-
-/** Milliseconds as the whole seconds a PlantStoreError's retryAfterSeconds gives, rounded up. */
+/** Milliseconds as the whole seconds a PlantStoreError's retryAfterSeconds gives, rounded up. @internal */
 export function secondsOf(ms: number | undefined): number | undefined {
   return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? `${error.message}: ${code}` : error.message;
+/** What an answer's status says went wrong. @internal */
+export function kindOfStatus(status: number): PlantStoreErrorKind {
+  const kinds: Record<number, PlantStoreErrorKind> = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    409: "conflict",
+    429: "throttled",
+    502: "unavailable",
+    503: "unavailable",
+    504: "unavailable",
+  };
+  const kind = kinds[status];
+  if (kind) return kind;
+  if (status >= 300 && status < 400) return "redirect";
+  if (status >= 400 && status < 500) return "invalid-request";
+  if (status >= 500 && status < 600) return "server-error";
+  return "unexpected-answer";
 }

@@ -1,5 +1,5 @@
 /**
- * A client for the Plant Store API (POST /plants) that keeps every int64 id exact, gets and caches its
+ * A client for the Plant Store API (POST /plants) that keeps every int64 id exact, gets and keeps its
  * own client-credentials tokens, and retries what is safe to retry. No dependency and no Node-only
  * import: it runs on Node 20+ and in browsers, with the global fetch.
  *
@@ -8,17 +8,19 @@
  *
  * Which fields a plant has comes from openapi/openapi.yaml (client/generated/, `npm run generate`).
  */
-import { type Clock, clockOfTimers, systemClock } from "../lambda/clock.ts";
-import { RetryQuota } from "../lambda/retry/standard-retry.ts";
-import { credentialForms, maskedExcerpt, PlantStoreError } from "./errors.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { PlantStoreError } from "./errors.ts";
 import {
+  type Endpoint,
   type Exchange,
   exchange,
   type FetchFunction,
+  kindOfStatus,
   maskedRequestId,
   retryAfterMs,
   secondsOf,
 } from "./http-exchange.ts";
+import type { SecretMask } from "./masking.ts";
 import {
   type ExactNewPlant,
   jsonFields,
@@ -29,26 +31,33 @@ import {
 } from "./plant-json.ts";
 import {
   RETRYABLE_STATUSES,
+  RefusedToken,
   RetryableFailure,
   type RetryOptions,
+  RetryQuota,
   requestWithRetries,
   retryPolicyFrom,
 } from "./retry.ts";
-import { type Credentials, type TokenContext, type TokenSource, tokenSourceFor } from "./tokens.ts";
+import { type Credentials, type TokenContext, tokenSourceFor } from "./tokens.ts";
 
-export { type Clock, systemClock } from "../lambda/clock.ts";
-export { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
+export { type Clock, systemClock } from "./clock.ts";
+export {
+  PlantStoreError,
+  type PlantStoreErrorDetails,
+  type PlantStoreErrorKind,
+  TokenEndpointError,
+} from "./errors.ts";
 export { type FetchFunction, MAX_ANSWER_BYTES } from "./http-exchange.ts";
 export { INT64_MAX, INT64_MIN, type PlantIdInput, plantIdFrom } from "./int64-id.ts";
 export type { ExactNewPlant, NewPlant, Plant } from "./plant-json.ts";
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, type RetryOptions } from "./retry.ts";
-export type { BearerToken, ClientCredentials, Credentials } from "./tokens.ts";
+export type { BearerToken, ClientCredentials, Credentials, TokenFunctionResult } from "./tokens.ts";
 
 export interface PlantStoreClientOptions {
   /**
    * The specification's {base_url}: the local run's http://127.0.0.1:3000, or the stack's ApiUrl output
    * (which already ends in /plants). Plants are posted to `<baseUrl>/plants`, or to baseUrl itself when
-   * its path ends in /plants; a trailing slash makes no difference.
+   * its path ends in /plants; a trailing slash makes no difference. A redirect is never followed.
    */
   baseUrl: string;
   credentials: Credentials;
@@ -59,9 +68,9 @@ export interface PlantStoreClientOptions {
   signal?: AbortSignal;
   /**
    * For tests: the clock the client reads, waits and times out with (systemClock by default), and the
-   * jitter's random source. A clock of `now` and `setTimer` alone will do: its waits are then its timers.
+   * jitter's random source. A clock without `sleep` waits with its timers.
    */
-  clock?: Clock | Pick<Clock, "now" | "setTimer">;
+  clock?: Clock;
   random?: () => number;
 }
 
@@ -82,12 +91,11 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   const plantsUrl = plantsUrlFrom(options.baseUrl);
   const context = clientContextFrom(options);
   const tokens = tokenSourceFor(options.credentials, context);
-  const endpoint: PlantsEndpoint = {
+  const endpoint: Endpoint = {
     url: plantsUrl,
     what: `POST ${plantsUrl}`,
+    option: "baseUrl",
     fetch: context.fetch,
-    clock: context.clock,
-    tokens,
   };
 
   return {
@@ -98,12 +106,13 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       let token = await tokens.token(deadlineAt);
       let tokenReplaced = false;
       return requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
-        const result = await postPlant(endpoint, body, token, signal);
-        if (!(result instanceof InvalidTokenAnswer)) return result;
+        const answer = await postPlant(endpoint, body, token, tokens.mask, context.clock, signal);
+        if (answer instanceof PlantStoreError) throw answer;
+        if (!(answer instanceof InvalidTokenAnswer)) return answer;
         // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
-        if (tokenReplaced || !tokens.replace(token)) throw result.answer;
+        if (tokenReplaced || !tokens.replace(token)) throw answer.failure;
         tokenReplaced = true;
-        throw new RetryableFailure(result.answer, undefined, async () => {
+        throw new RefusedToken(answer.failure, async () => {
           token = await tokens.token(deadlineAt);
         });
       });
@@ -115,7 +124,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
   return {
     fetch: options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
-    clock: clockFrom(options.clock),
+    clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     policy: retryPolicyFrom(options.retry),
     quota: new RetryQuota(),
@@ -123,33 +132,18 @@ function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
   };
 }
 
-/** The clock given, made whole: one of `now` and `setTimer` alone waits with its timers. */
-function clockFrom(given: PlantStoreClientOptions["clock"]): Clock {
-  if (given === undefined) return systemClock;
-  if ("sleep" in given) return given;
-  return clockOfTimers({ now: () => given.now(), setTimer: (callback, ms) => given.setTimer(callback, ms) });
-}
-
-/** Where one client posts its plants, and what its messages must never show. */
-interface PlantsEndpoint {
-  url: string;
-  /** The call as messages name it, e.g. "POST http://127.0.0.1:3000/plants". */
-  what: string;
-  fetch: FetchFunction;
-  clock: Clock;
-  tokens: TokenSource;
-}
-
 /**
  * One POST of the plant and what its answer means: the stored Plant, InvalidTokenAnswer when the token
- * itself was refused, or a thrown failure (a RetryableFailure when worth another attempt).
+ * itself was refused, a failure not worth another attempt (returned), or a thrown RetryableFailure.
  */
 async function postPlant(
-  endpoint: PlantsEndpoint,
+  endpoint: Endpoint,
   body: string,
   token: string,
+  mask: SecretMask,
+  clock: Clock,
   signal: AbortSignal,
-): Promise<Plant | InvalidTokenAnswer> {
+): Promise<Plant | InvalidTokenAnswer | PlantStoreError> {
   const init = {
     method: "POST",
     headers: {
@@ -160,52 +154,48 @@ async function postPlant(
     body,
     signal,
   };
-  const answer = await exchange(endpoint.fetch, endpoint.url, init, endpoint.what);
+  const answer = await exchange(endpoint, init, mask);
   if (answer instanceof PlantStoreError) throw new RetryableFailure(answer);
-  if (answer.status === 200) return storedPlantOf(answer, endpoint.what, endpoint.tokens.secrets);
-  const waitMs = retryAfterMs(answer.headers, endpoint.clock);
-  const failure = refusalOf(answer, waitMs, endpoint.what, [
-    ...credentialForms(token),
-    ...endpoint.tokens.secrets,
-  ]);
+  if (answer.status === 200) return storedPlantOf(answer, endpoint.what, mask);
+  const waitMs = retryAfterMs(answer.headers, clock);
+  const failure = refusalOf(answer, waitMs, endpoint.what, mask);
   if (answer.status === 401 && isInvalidToken(answer.headers)) return new InvalidTokenAnswer(failure);
-  if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
+  if (!RETRYABLE_STATUSES.has(answer.status)) return failure;
   throw new RetryableFailure(failure, waitMs);
 }
 
 /** The Plant a 200 answers; a body that is not one is the server's fault, thrown. */
-function storedPlantOf(answer: Exchange, what: string, secrets: readonly string[]): Plant {
+function storedPlantOf(answer: Exchange, what: string, mask: SecretMask): Plant {
   const plant = plantFrom(answer.body);
   if (plant) return plant;
   throw new PlantStoreError(`${what} answered 200 with a body that is not a Plant`, {
+    kind: "unexpected-answer",
     status: 200,
-    requestId: maskedRequestId(answer.headers, secrets),
+    requestId: maskedRequestId(answer.headers, mask),
   });
 }
 
-/** The failure an answer other than 200 is: its status, the server's message (secrets masked), its Retry-After. */
+/** The failure an answer other than 200 is: its kind, the server's message (masked), its Retry-After. */
 function refusalOf(
   answer: Exchange,
   waitMs: number | undefined,
   what: string,
-  secrets: readonly string[],
+  mask: SecretMask,
 ): PlantStoreError {
-  const fields = jsonFields(answer.body);
-  const serverMessage = maskedExcerpt(
-    typeof fields.message === "string" ? fields.message : answer.body,
-    secrets,
-  );
-  return new PlantStoreError(`${what} answered ${answer.status}: ${serverMessage || "(no message)"}`, {
+  const { message } = jsonFields(answer.body);
+  const serverMessage = mask.excerpt(typeof message === "string" ? message : answer.body) || undefined;
+  return new PlantStoreError(`${what} answered ${answer.status}: ${serverMessage ?? "(no message)"}`, {
+    kind: kindOfStatus(answer.status),
     status: answer.status,
-    error: typeof fields.error === "number" ? fields.error : undefined,
+    serverMessage,
     retryAfterSeconds: secondsOf(waitMs),
-    requestId: maskedRequestId(answer.headers, secrets),
+    requestId: maskedRequestId(answer.headers, mask),
   });
 }
 
 /** A 401 whose challenge says the token itself was refused (RFC 6750 `error="invalid_token"`). */
 class InvalidTokenAnswer {
-  constructor(readonly answer: PlantStoreError) {}
+  constructor(readonly failure: PlantStoreError) {}
 }
 
 function isInvalidToken(headers: Headers): boolean {

@@ -1,10 +1,9 @@
 /**
- * The JSON of POST /plants, written and read without `JSON.stringify` or `JSON.parse` touching the id:
- * the id goes out as its exact digits, and the answer is read by the API's own lossless parser. Which
+ * The JSON of POST /plants. The id goes out as its exact digits, never through a JavaScript number; the
+ * answers are read with JSON.parse, which is exact for all the client reads of them: a Plant's fields are
+ * strings (the generator refuses any other), and the token's and the error's numbers are small. Which
  * fields there are comes from the contract (client/generated/plant-schema.ts, `npm run generate`).
  */
-import { isObject } from "../lambda/is-object.ts";
-import { type JsonValue, parseJson } from "../lambda/request/lossless-json.ts";
 import { NEW_PLANT_FIELDS, type NewPlant, PLANT_FIELDS, type Plant } from "./generated/plant-schema.ts";
 import { plantIdFrom } from "./int64-id.ts";
 
@@ -19,7 +18,7 @@ const NEW_PLANT_PROPERTIES: readonly string[] = ["id", ...NEW_PLANT_FIELDS.map((
  */
 export type ExactNewPlant<P> = P & { [K in Exclude<keyof P, keyof NewPlant>]: never };
 
-/** The request body, or a TypeError naming what is wrong before anything is sent. */
+/** The request body, or a TypeError naming what is wrong before anything is sent. @internal */
 export function newPlantJson(plant: NewPlant): string {
   if (typeof plant !== "object" || plant === null) throw new TypeError("createPlant needs a plant object");
   const unknown = Object.keys(plant).find((key) => !NEW_PLANT_PROPERTIES.includes(key));
@@ -31,7 +30,7 @@ export function newPlantJson(plant: NewPlant): string {
   let json = `{"id":${plantIdFrom(plant.id)}`;
   const fields = plant as unknown as Record<string, unknown>;
   for (const { name, required } of NEW_PLANT_FIELDS) {
-    const value = fields[name];
+    const value = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (value === undefined && !required) continue;
     if (typeof value !== "string") {
       throw new TypeError(`plant ${name} must be a string${required ? "" : " when given"}`);
@@ -43,30 +42,33 @@ export function newPlantJson(plant: NewPlant): string {
 
 /**
  * The Plant in a 200 answer, or undefined when the body is not one. Properties the contract does not
- * name (a field the API gained after this client was generated) are left out.
+ * name (a field the API gained after this client was generated) are left out. @internal
  */
 export function plantFrom(body: string): Plant | undefined {
-  const value = parseOrUndefined(body);
-  if (!isObject(value)) return undefined;
+  const value = jsonObject(body);
+  if (value === undefined) return undefined;
   const plant: Record<string, string> = {};
   for (const { name, required } of PLANT_FIELDS) {
-    const field = value[name];
+    const field = Object.hasOwn(value, name) ? value[name] : undefined;
     if (typeof field === "string") plant[name] = field;
     else if (required || field !== undefined) return undefined;
   }
   return plant as unknown as Plant;
 }
 
-/** The fields of a JSON object answer (an error body, a token answer), or an empty record. */
-export function jsonFields(body: string): Record<string, JsonValue> {
-  const value = parseOrUndefined(body);
-  return isObject(value) ? value : {};
+/** The fields of a JSON object answer (an error body, a token answer), or an empty record. @internal */
+export function jsonFields(body: string): Record<string, unknown> {
+  return jsonObject(body) ?? {};
 }
 
-function parseOrUndefined(body: string): JsonValue | undefined {
+function jsonObject(body: string): Record<string, unknown> | undefined {
+  let value: unknown;
   try {
-    return parseJson(body);
+    value = JSON.parse(body);
   } catch {
     return undefined;
   }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -1,14 +1,13 @@
 /**
  * Retries safe by design: a create is idempotent (an identical replay answers 200) and a token request
  * changes nothing, so a failure that may be passing (429, 502, 503, 504, no answer, a timeout, even after
- * the request was sent) is tried again, with the function's own retry strategy (the AWS SDKs' standard
- * mode, lambda/retry/standard-retry.ts): few attempts, full-jitter backoff or the server's Retry-After
- * (capped), all inside one deadline, each attempt with its own timeout, and a retry quota per client: in
- * an outage its calls soon stop retrying and fail at once, instead of tripling the load on a struggling
- * service. This file says what the client retries, and what its caller hears when the retries run out.
+ * the request was sent) is tried again, in the shape of the AWS SDKs' standard mode: few attempts,
+ * full-jitter backoff or the server's Retry-After (capped), all inside one deadline, each attempt with its
+ * own timeout, and a retry quota per client: in an outage its calls soon stop retrying and fail at once,
+ * instead of tripling the load on a struggling service. The client's own loop: it ships nothing of the
+ * function's. A redirect, a refusal and a 500 are not retried: sending again would get the same answer.
  */
-import type { Clock } from "../lambda/clock.ts";
-import { type RetryQuota, type RetryReason, withRetries } from "../lambda/retry/standard-retry.ts";
+import { type Clock, sleep, timeoutReason } from "./clock.ts";
 import { PlantStoreError } from "./errors.ts";
 
 export interface RetryOptions {
@@ -30,9 +29,10 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
 }
 
+/** @internal */
 export type RetryPolicy = Required<RetryOptions>;
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY: Readonly<Required<RetryOptions>> = {
   maxAttempts: 3,
   deadlineMs: 10_000,
   attemptTimeoutMs: 5_000,
@@ -44,6 +44,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 /** The statuses worth another attempt: throttled, or the service or its gateway passing out. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
+/** @internal */
 export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY };
   for (const [key, value] of Object.entries(options) as [keyof RetryPolicy, number | undefined][]) {
@@ -62,29 +63,53 @@ export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
   return policy;
 }
 
-/**
- * A failure worth another attempt, as an attempt throws it: what the caller hears if it is the last, the
- * wait its answer asked for, and what the next attempt needs first, if anything.
- */
-export class RetryableFailure {
-  constructor(
-    readonly failure: PlantStoreError,
-    readonly retryAfterMs?: number | undefined,
-    /**
-     * Set when the next attempt needs something first (a new token after one was refused): run before
-     * it, within the deadline; such a retry is sent at once and costs the retry quota nothing, since it
-     * is no fault of the service. What it throws ends the call.
-     */
-    readonly prepareNext?: (() => Promise<void>) | undefined,
-  ) {}
+/** The SDKs' quota numbers (standard mode): a retry after a throttle costs 5, after a fault 10. */
+const RETRY_QUOTA_CAPACITY = 500;
+const THROTTLED_RETRY_COST = 5;
+const FAULT_RETRY_COST = 10;
+const NO_RETRY_REFUND = 1;
 
-  /** Throttling (429) costs the quota less than a service passing out (5xx, no answer), as in the SDKs. */
-  get reason(): RetryReason {
-    if (this.prepareNext) return "follow-up";
-    return this.failure.status === 429 ? "throttling" : "transient";
+/**
+ * A client's retry budget (a token bucket). Each retry takes its cost out; a call that succeeds without
+ * retrying puts 1 back, one that succeeds after retries the cost of its last; never above the capacity.
+ * @internal
+ */
+export class RetryQuota {
+  #available = RETRY_QUOTA_CAPACITY;
+
+  tryTake(cost: number): boolean {
+    if (this.#available < cost) return false;
+    this.#available -= cost;
+    return true;
+  }
+
+  refund(amount: number): void {
+    this.#available = Math.min(RETRY_QUOTA_CAPACITY, this.#available + amount);
   }
 }
 
+/** A failure worth another attempt after a wait: what the caller hears if it is the last. @internal */
+export class RetryableFailure {
+  constructor(
+    readonly failure: PlantStoreError,
+    /** The wait the answer asked for (Retry-After), instead of the backoff. */
+    readonly retryAfterMs?: number | undefined,
+  ) {}
+}
+
+/**
+ * The API refused the token itself: the next attempt goes at once with a new one, which `getNewToken`
+ * fetches first (before the attempt's own timeout starts). No fault of the service: no wait, no quota.
+ * @internal
+ */
+export class RefusedToken {
+  constructor(
+    readonly failure: PlantStoreError,
+    readonly getNewToken: () => Promise<void>,
+  ) {}
+}
+
+/** @internal */
 export interface RetryContext {
   policy: RetryPolicy;
   clock: Clock;
@@ -101,53 +126,89 @@ export interface RetryContext {
 }
 
 /**
- * Runs `attempt` until it gives its value, throws anything but a RetryableFailure, or the attempts, the
- * deadline or the quota run out; then throws the last failure. Every PlantStoreError thrown says how many
- * requests were sent. `attempt` gets a signal that aborts when its own timeout passes or the caller
- * aborts; whatever it throws once its timeout has passed is a retryable timeout.
+ * Runs `attempt` until it gives its value, throws anything but a RetryableFailure or a RefusedToken, or
+ * the attempts, the deadline or the quota run out; then throws the last failure. Every request sent is an
+ * attempt. Each PlantStoreError thrown says how many were sent. `attempt` gets a signal that aborts when
+ * its own timeout (or the deadline) passes or the caller aborts; whatever it throws once its timeout has
+ * passed is a retryable timeout. @internal
  */
-export function requestWithRetries<T>(
+export async function requestWithRetries<T>(
   context: RetryContext,
-  attempt: (signal: AbortSignal) => Promise<T>,
+  attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
 ): Promise<T> {
   const { policy, clock, random, quota, signal, deadlineAt, what } = context;
-  return withRetries(
-    {
-      policy,
-      clock,
-      random,
-      quota,
-      ...(signal ? { signal } : {}),
-      deadlineAt,
-      classify: (error) => (error instanceof RetryableFailure ? error.reason : undefined),
-      retryAfterMs: (error) => (error instanceof RetryableFailure ? error.retryAfterMs : undefined),
-      prepareRetry: async (error) => {
-        if (error instanceof RetryableFailure) await error.prepareNext?.();
-      },
-      giveUp: ({ cause }) =>
-        cause instanceof RetryableFailure ? cause.failure : deadlinePassed(what, policy.deadlineMs),
-    },
-    async (attemptSignal, attemptNumber) => {
-      try {
-        return await attempt(attemptSignal);
-      } catch (error) {
-        throw countedAs(timedOut(attemptSignal, what) ?? error, attemptNumber);
+  let lastFailure: PlantStoreError | undefined;
+  let lastRetryCost: number | undefined;
+  let retriesWaited = 0;
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    signal?.throwIfAborted();
+    const leftMs = Math.floor(deadlineAt - clock.now());
+    if (leftMs < 1) throw lastFailure ?? deadlinePassed(what, policy.deadlineMs);
+    let result: T;
+    try {
+      result = await limitedAttempt(context, leftMs, (attemptSignal) =>
+        attempt(attemptSignal, attemptNumber),
+      );
+    } catch (thrown) {
+      if (signal?.aborted) throw signal.reason;
+      const failure = countedAs(thrown, attemptNumber);
+      if (!(failure instanceof RetryableFailure || failure instanceof RefusedToken)) throw failure;
+      lastFailure = failure.failure;
+      if (attemptNumber >= policy.maxAttempts) throw lastFailure;
+      if (failure instanceof RefusedToken) {
+        await failure.getNewToken();
+        continue;
       }
-    },
-  );
+      const delayMs =
+        failure.retryAfterMs !== undefined
+          ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
+          : random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retriesWaited);
+      if (clock.now() + delayMs >= deadlineAt) throw lastFailure;
+      const cost = failure.failure.kind === "throttled" ? THROTTLED_RETRY_COST : FAULT_RETRY_COST;
+      if (!quota.tryTake(cost)) throw lastFailure;
+      lastRetryCost = cost;
+      retriesWaited++;
+      await sleep(clock, delayMs, signal);
+      continue;
+    }
+    // The caller gave up while the attempt succeeded: it hears its abort, as it would a moment later.
+    signal?.throwIfAborted();
+    quota.refund(lastRetryCost ?? NO_RETRY_REFUND);
+    return result;
+  }
 }
 
-/** The failure of an attempt whose own timeout passed (its signal's reason, a TimeoutError), if it did. */
-function timedOut(signal: AbortSignal, what: string): RetryableFailure | undefined {
-  const reason: unknown = signal.reason;
-  const passed = signal.aborted && reason instanceof DOMException && reason.name === "TimeoutError";
-  if (!passed) return undefined;
-  return new RetryableFailure(new PlantStoreError(`${what}: ${reason.message}`, { cause: reason }));
+/**
+ * One attempt, its signal aborted at its timeout (or the deadline, `leftMs` away) or with the caller's
+ * signal; what it throws once its own timeout passed is that timeout, a RetryableFailure.
+ */
+async function limitedAttempt<T>(
+  { policy, clock, signal, what }: RetryContext,
+  leftMs: number,
+  attempt: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const timeoutMs = Math.min(policy.attemptTimeoutMs, leftMs);
+  const controller = new AbortController();
+  const cancelTimer = clock.setTimer(() => controller.abort(timeoutReason(timeoutMs)), timeoutMs);
+  const forwardAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", forwardAbort, { once: true });
+  try {
+    return await attempt(controller.signal);
+  } catch (error) {
+    if (!signal?.aborted && controller.signal.aborted) {
+      const reason = (controller.signal.reason as Error).message;
+      throw new RetryableFailure(new PlantStoreError(`${what}: ${reason}`, { kind: "timeout" }));
+    }
+    throw error;
+  } finally {
+    cancelTimer();
+    signal?.removeEventListener("abort", forwardAbort);
+  }
 }
 
 /** The failure, its PlantStoreError saying it came of the request numbered `attempts`. */
 function countedAs(error: unknown, attempts: number): unknown {
-  const failure = error instanceof RetryableFailure ? error.failure : error;
+  const failure = error instanceof RetryableFailure || error instanceof RefusedToken ? error.failure : error;
   if (failure instanceof PlantStoreError) (failure as { attempts: number }).attempts = attempts;
   return error;
 }
@@ -155,6 +216,7 @@ function countedAs(error: unknown, attempts: number): unknown {
 /** The call's deadline passed before its first request could be sent (spent getting a token, say). */
 function deadlinePassed(what: string, deadlineMs: number): PlantStoreError {
   return new PlantStoreError(`${what}: not sent, the call's deadline of ${deadlineMs} ms had passed`, {
+    kind: "timeout",
     attempts: 0,
   });
 }

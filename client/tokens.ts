@@ -1,52 +1,55 @@
 /**
  * Where the bearer token comes from: the OAuth client-credentials grant (what Cognito's /oauth2/token
- * and the local run's take), cached until shortly before it expires and fetched once for many
- * concurrent calls; or a token the caller brings.
+ * and the local run's take), or a token or token function the caller brings. Either way a token is kept
+ * until shortly before it expires, or until the API refuses it (401 `invalid_token`), and fetched once
+ * for many concurrent calls.
  */
-import type { Clock } from "../lambda/clock.ts";
-import type { RetryQuota } from "../lambda/retry/standard-retry.ts";
+import type { Clock } from "./clock.ts";
+import { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
 import {
-  base64,
-  credentialForms,
-  formEncoded,
-  masked,
-  maskedExcerpt,
-  PlantStoreError,
-  type PlantStoreErrorDetails,
-  TokenEndpointError,
-} from "./errors.ts";
-import {
+  type Endpoint,
   type Exchange,
   exchange,
   type FetchFunction,
+  kindOfStatus,
   maskedRequestId,
   retryAfterMs,
   secondsOf,
 } from "./http-exchange.ts";
+import { base64, basicCredentialForms, formEncoded, SecretMask } from "./masking.ts";
 import { jsonFields } from "./plant-json.ts";
-import { RETRYABLE_STATUSES, RetryableFailure, type RetryPolicy, requestWithRetries } from "./retry.ts";
+import { RETRYABLE_STATUSES, RetryableFailure, type RetryContext, requestWithRetries } from "./retry.ts";
 
 /** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
 export interface ClientCredentials {
   clientId: string;
   clientSecret: string;
-  /** The token endpoint, e.g. https://<domain>/oauth2/token. */
+  /** The token endpoint, e.g. https://<domain>/oauth2/token: the URL that answers itself (no redirect is followed). */
   tokenUrl: string;
   /** Space-separated scopes to ask for; the endpoint's default (all the client may have) when absent. */
   scope?: string | undefined;
 }
 
 /**
- * A token the caller brings: a string, or a function asked before each request (and once more on a 401).
- * A browser app uses the function: it gets its token from its own backend or its sign-in, never from a
- * client secret shipped to the browser.
+ * What a token function gives: a token, kept for 5 minutes (its lifetime is unknown); or a token and
+ * when it expires (a Date, or milliseconds since the epoch as Date.now() counts them), kept until shortly
+ * before then (at most 24 hours). Either way a token the API refuses (401 `invalid_token`) is asked anew.
+ */
+export type TokenFunctionResult = string | { token: string; expiresAt?: Date | number | undefined };
+
+/**
+ * A token the caller brings: a fixed string, or a function asked for one before the first request, again
+ * when the token it gave expires, and after the API refused it (401 `invalid_token`). A browser app uses
+ * the function: it gets its token from its own backend or its sign-in, never from a client secret shipped
+ * to the browser.
  */
 export interface BearerToken {
-  token: string | (() => Promise<string>);
+  token: string | (() => TokenFunctionResult | Promise<TokenFunctionResult>);
 }
 
 export type Credentials = ClientCredentials | BearerToken;
 
+/** @internal */
 export interface TokenSource {
   /** A token, fetched (or waited for) until `deadlineAt` (clock time) at the latest. */
   token(deadlineAt: number): Promise<string>;
@@ -55,181 +58,237 @@ export interface TokenSource {
    * False when no other can be had (a fixed token), so the caller does not ask again.
    */
   replace(token: string): boolean;
-  /** Credentials that must never appear in an error, in every form a server might echo them. */
-  readonly secrets: readonly string[];
+  /** The credentials that must never appear in an error: the secret and the tokens handed out. */
+  readonly mask: SecretMask;
 }
 
-export interface TokenContext {
-  fetch: FetchFunction;
-  clock: Clock;
-  random: () => number;
-  policy: RetryPolicy;
-  quota: RetryQuota;
-  signal?: AbortSignal | undefined;
-}
+/** @internal */
+export type TokenContext = Omit<RetryContext, "deadlineAt" | "what"> & { fetch: FetchFunction };
 
-/** A token is used until this long before it expires (or a tenth of its life, when that is shorter). */
-const TOKEN_EXPIRY_MARGIN_MS = 60_000;
+/** A token whose lifetime is unknown (no `expires_in`, an odd one, a string from a token function) is kept this long: Cognito's shortest access-token lifetime. @internal */
+export const UNKNOWN_LIFETIME_MS = 5 * 60_000;
+/** No token is kept longer, whatever its lifetime says: Cognito's longest access-token lifetime. @internal */
+export const MAX_LIFETIME_MS = 24 * 60 * 60_000;
+/** A token is replaced this long before it expires (or a tenth of its life, when that is shorter). @internal */
+export const EXPIRY_MARGIN_MS = 60_000;
+/** How many of the last tokens handed out are masked: a server may echo an older one. */
+const MASKED_TOKENS = 8;
 
+/** @internal */
 export function tokenSourceFor(credentials: Credentials, context: TokenContext): TokenSource {
   if (typeof credentials !== "object" || credentials === null) {
     throw new TypeError("credentials must be { clientId, clientSecret, tokenUrl, scope? } or { token }");
   }
-  if ("token" in credentials) return bearerTokenSource(credentials.token, context.clock);
+  if ("token" in credentials) {
+    const { token } = credentials;
+    if (typeof token === "function") {
+      return new CachedTokens(context.clock, new SecretMask(), (deadlineAt) =>
+        askTokenFunction(token, deadlineAt, context.clock),
+      );
+    }
+    if (typeof token !== "string" || token === "") {
+      throw new TypeError("credentials.token must be a non-empty string or a function");
+    }
+    return { token: async () => token, replace: () => false, mask: new SecretMask([token]) };
+  }
   for (const field of ["clientId", "clientSecret", "tokenUrl"] as const) {
     if (typeof credentials[field] !== "string" || credentials[field] === "") {
       throw new TypeError(`credentials.${field} must be a non-empty string`);
     }
   }
-  return new ClientCredentialsTokens(credentials, context);
+  const { clientId, clientSecret } = credentials;
+  const secretMask = new SecretMask([clientSecret], basicCredentialForms(clientId, clientSecret));
+  const tokens: CachedTokens = new CachedTokens(context.clock, secretMask, (deadlineAt) =>
+    grantedToken(credentials, context, tokens.mask, deadlineAt),
+  );
+  return tokens;
 }
 
-function bearerTokenSource(token: string | (() => Promise<string>), clock: Clock): TokenSource {
-  if (typeof token === "string") {
-    return { token: async () => token, replace: () => false, secrets: credentialForms(token) };
-  }
-  const secrets = new RecentSecrets();
-  return {
-    async token(deadlineAt) {
-      const value = await untilDeadline(token, deadlineAt, clock);
-      if (typeof value !== "string" || value === "") throw new TypeError("the token function gave no token");
-      secrets.add(value);
-      return value;
-    },
-    replace: () => true,
-    secrets: secrets.forms,
-  };
+/** A token and when it expires (clock time), when that is known. */
+interface Granted {
+  token: string;
+  expiresAt: number | undefined;
 }
+
+/** Tokens kept until shortly before they expire, one fetch at a time for every caller. */
+class CachedTokens implements TokenSource {
+  #mask: SecretMask;
+  #recent: string[] = [];
+  #cached: { token: string; refreshAt: number } | undefined;
+  #inFlight: Promise<string> | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly baseMask: SecretMask,
+    private readonly fetchToken: (deadlineAt: number) => Promise<Granted>,
+  ) {
+    this.#mask = baseMask;
+  }
+
+  get mask(): SecretMask {
+    return this.#mask;
+  }
+
+  async token(deadlineAt: number): Promise<string> {
+    const cached = this.#cached;
+    if (cached !== undefined && this.clock.now() < cached.refreshAt) return cached.token;
+    // One fetch in flight at a time: concurrent callers all wait for it. It ends by the deadline of the
+    // call that started it, which (one client, one deadlineMs) is before the deadline of any that joined.
+    this.#inFlight ??= this.#fetch(deadlineAt).finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+
+  replace(token: string): boolean {
+    if (this.#cached?.token === token) this.#cached = undefined;
+    return true;
+  }
+
+  async #fetch(deadlineAt: number): Promise<string> {
+    const askedAt = this.clock.now();
+    const { token, expiresAt } = await this.fetchToken(deadlineAt);
+    if (!this.#recent.includes(token)) {
+      this.#recent = [...this.#recent, token].slice(-MASKED_TOKENS);
+      this.#mask = this.baseMask.with(...this.#recent);
+    }
+    this.#cached = { token, refreshAt: refreshTime(askedAt, expiresAt) };
+    return token;
+  }
+}
+
+/**
+ * When a token asked for at `askedAt` is replaced: shortly before it expires, at most MAX_LIFETIME_MS
+ * on, UNKNOWN_LIFETIME_MS on when its expiry is unknown; at once (it is used for one call) when it has
+ * already expired.
+ */
+function refreshTime(askedAt: number, expiresAt: number | undefined): number {
+  const lifetimeMs = Math.min(
+    expiresAt === undefined ? UNKNOWN_LIFETIME_MS : expiresAt - askedAt,
+    MAX_LIFETIME_MS,
+  );
+  return askedAt + lifetimeMs - Math.min(EXPIRY_MARGIN_MS, Math.abs(lifetimeMs) / 10);
+}
+
+/**
+ * `expires_in` as a careful OAuth client reads it. RFC 6749 §5.1 makes it a number of seconds; some
+ * servers send it as a string of digits, which is read too. Anything else (absent, null, 0 or less, under
+ * 1, not a number) says nothing usable: the lifetime is unknown, not zero, so that an odd server does not
+ * cost a token request per call. A token the API refuses before then is replaced on its 401.
+ */
+function expiresInMs(expiresIn: unknown): number | undefined {
+  const seconds =
+    typeof expiresIn === "number"
+      ? expiresIn
+      : typeof expiresIn === "string" && /^\s*\d+\s*$/.test(expiresIn)
+        ? Number(expiresIn)
+        : Number.NaN;
+  return Number.isFinite(seconds) && seconds >= 1 ? Math.floor(seconds) * 1000 : undefined;
+}
+
+/** Milliseconds since the epoch before which an expiresAt is taken for seconds (a JWT's `exp`): 2001-09-09. */
+const EARLIEST_EXPIRY_MS = 1e12;
 
 /** What the caller's token function gives, or a PlantStoreError once the call's deadline passes first. */
-async function untilDeadline(ask: () => Promise<string>, deadlineAt: number, clock: Clock): Promise<string> {
+async function askTokenFunction(
+  ask: () => TokenFunctionResult | Promise<TokenFunctionResult>,
+  deadlineAt: number,
+  clock: Clock,
+): Promise<Granted> {
   const leftMs = Math.floor(deadlineAt - clock.now());
   if (leftMs < 1) {
     throw new PlantStoreError("the token function was not asked: the call's deadline had passed", {
+      kind: "timeout",
       attempts: 0,
     });
   }
-  return new Promise((resolve, reject) => {
+  const given = await new Promise<unknown>((resolve, reject) => {
     const cancel = clock.setTimer(() => {
       reject(
         new PlantStoreError(
           `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`,
-          { attempts: 0 },
+          { kind: "timeout", attempts: 0 },
         ),
       );
     }, leftMs);
-    ask().then(
-      (value) => {
-        cancel();
-        resolve(value);
-      },
-      (error: unknown) => {
-        cancel();
-        reject(error);
-      },
-    );
+    Promise.resolve()
+      .then(ask)
+      .then(
+        (value) => {
+          cancel();
+          resolve(value);
+        },
+        (error: unknown) => {
+          cancel();
+          reject(error);
+        },
+      );
   });
+  return grantedByFunction(given);
 }
 
-/** The forms of the last few tokens handed out, for masking: a server may echo an older one. */
-class RecentSecrets {
-  readonly forms: string[] = [];
-  private readonly recent: string[] = [];
-
-  constructor(private readonly fixed: readonly string[] = []) {
-    this.forms.push(...fixed);
+/** The token function's answer, checked: a non-empty string, or { token, expiresAt? }. */
+function grantedByFunction(given: unknown): Granted {
+  if (typeof given === "string" && given !== "") return { token: given, expiresAt: undefined };
+  const { token, expiresAt } = (typeof given === "object" && given !== null ? given : {}) as {
+    token?: unknown;
+    expiresAt?: unknown;
+  };
+  if (typeof token !== "string" || token === "") {
+    throw new TypeError("the token function gave no token: give a non-empty string, or { token, expiresAt }");
   }
-
-  add(token: string): void {
-    if (this.recent.includes(token)) return;
-    this.recent.push(token);
-    if (this.recent.length > 8) this.recent.shift();
-    this.forms.splice(0, this.forms.length, ...this.fixed, ...this.recent.flatMap(credentialForms));
+  if (expiresAt === undefined) return { token, expiresAt: undefined };
+  const at = expiresAt instanceof Date ? expiresAt.getTime() : expiresAt;
+  if (typeof at !== "number" || !Number.isFinite(at)) {
+    throw new TypeError("the token function's expiresAt must be a Date or milliseconds since the epoch");
   }
+  if (at < EARLIEST_EXPIRY_MS) {
+    throw new TypeError(
+      `the token function's expiresAt ${at} looks like seconds (a JWT's exp): give milliseconds (exp * 1000) or a Date`,
+    );
+  }
+  return { token, expiresAt: at };
 }
 
-interface CachedToken {
-  token: string;
-  /** Clock time after which a new one is fetched. */
-  refreshAt: number;
-}
-
-class ClientCredentialsTokens implements TokenSource {
-  private readonly recent: RecentSecrets;
-  /** The Basic credentials of the token request (RFC 6749 §2.3.1): form-encoded id and secret, joined, base64. */
-  private readonly basicCredential: string;
-  private cached: CachedToken | undefined;
-  private inFlight: Promise<CachedToken> | undefined;
-
-  constructor(
-    private readonly credentials: ClientCredentials,
-    private readonly context: TokenContext,
-  ) {
-    const { clientId, clientSecret } = credentials;
-    this.basicCredential = base64(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`);
-    // The secret, and the Basic credentials made of it (see tokenRequestInit), as an echoed header shows them.
-    this.recent = new RecentSecrets([
-      ...credentialForms(clientSecret),
-      this.basicCredential,
-      base64(`${clientId}:${clientSecret}`),
-    ]);
-  }
-
-  get secrets(): readonly string[] {
-    return this.recent.forms;
-  }
-
-  async token(deadlineAt: number): Promise<string> {
-    const { cached } = this;
-    if (cached !== undefined && this.context.clock.now() < cached.refreshAt) return cached.token;
-    // One request in flight at a time: concurrent callers all wait for it. It ends by the deadline of the
-    // call that started it, which (one client, one deadlineMs) is before the deadline of any that joined.
-    this.inFlight ??= this.fetchToken(deadlineAt).finally(() => {
-      this.inFlight = undefined;
-    });
-    return (await this.inFlight).token;
-  }
-
-  replace(token: string): boolean {
-    if (this.cached?.token === token) this.cached = undefined;
-    return true;
-  }
-
-  private async fetchToken(deadlineAt: number): Promise<CachedToken> {
-    const { credentials, context, recent } = this;
-    const { tokenUrl } = credentials;
-    const what = endpointName(tokenUrl);
-    const init = tokenRequestInit(credentials, this.basicCredential);
-    const attempt = async (signal: AbortSignal): Promise<CachedToken> => {
+/** A token of the client-credentials grant, from the token URL itself (never a redirect's target). */
+async function grantedToken(
+  credentials: ClientCredentials,
+  context: TokenContext,
+  mask: SecretMask,
+  deadlineAt: number,
+): Promise<Granted> {
+  const { tokenUrl } = credentials;
+  const endpoint: Endpoint = {
+    url: tokenUrl,
+    what: `token endpoint ${tokenUrl}`,
+    option: "credentials.tokenUrl",
+    fetch: context.fetch,
+  };
+  const init = tokenRequestInit(credentials);
+  try {
+    return await requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
       const requestedAt = context.clock.now();
-      const answer = await exchange(context.fetch, tokenUrl, { ...init, signal }, what);
+      const answer = await exchange(endpoint, { ...init, signal }, mask);
       if (answer instanceof PlantStoreError) throw new RetryableFailure(answer);
-      return tokenOf(answer, requestedAt, tokenUrl, recent.forms, context.clock);
-    };
-    try {
-      const fetched = await requestWithRetries({ ...context, what, deadlineAt }, attempt);
-      recent.add(fetched.token);
-      this.cached = fetched;
-      return fetched;
-    } catch (error) {
-      throw asTokenEndpointError(error, tokenUrl);
-    }
+      return tokenOf(answer, requestedAt, endpoint, mask, context.clock);
+    });
+  } catch (error) {
+    throw asTokenEndpointError(error, tokenUrl);
   }
 }
 
-/** The token endpoint as messages name it. */
-function endpointName(tokenUrl: string): string {
-  return `token endpoint ${tokenUrl}`;
-}
-
-/** The client-credentials grant's request (RFC 6749 §4.4), without its signal. */
-function tokenRequestInit({ scope }: ClientCredentials, basicCredential: string) {
+/**
+ * The client-credentials grant's request (RFC 6749 §4.4), without its signal: the id and secret
+ * form-encoded, joined and base64-encoded into Basic credentials (RFC 6749 §2.3.1).
+ */
+function tokenRequestInit({ clientId, clientSecret, scope }: ClientCredentials) {
   const form = new URLSearchParams({ grant_type: "client_credentials" });
   if (scope !== undefined) form.set("scope", scope);
+  const basic = base64(new TextEncoder().encode(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`));
   return {
     method: "POST",
     headers: {
-      authorization: `Basic ${basicCredential}`,
+      authorization: `Basic ${basic}`,
       "content-type": "application/x-www-form-urlencoded",
       accept: "application/json",
     },
@@ -238,91 +297,82 @@ function tokenRequestInit({ scope }: ClientCredentials, basicCredential: string)
 }
 
 /**
- * What the token endpoint's answer means: a token to cache, or a thrown failure (a RetryableFailure when
- * worth another attempt).
+ * What the token endpoint's answer means: a token, or a thrown failure (a RetryableFailure when worth
+ * another attempt).
  */
 function tokenOf(
   answer: Exchange,
   requestedAt: number,
-  tokenUrl: string,
-  knownSecrets: readonly string[],
+  { url: tokenUrl, what }: Endpoint,
+  knownMask: SecretMask,
   clock: Clock,
-): CachedToken {
-  const what = endpointName(tokenUrl);
+): Granted {
   const fields = jsonFields(answer.body);
-  // A token given with a refusal (a 200 of another token type) is one to hide as well.
+  // A token given with a refusal (or a 200 of another token type) is one to hide as well.
   const granted = fields.access_token;
-  const secrets =
-    typeof granted === "string" && granted !== ""
-      ? [...credentialForms(granted), ...knownSecrets]
-      : knownSecrets;
+  const mask = typeof granted === "string" && granted !== "" ? knownMask.with(granted) : knownMask;
   const waitMs = retryAfterMs(answer.headers, clock);
-  const details = {
+  const description =
+    typeof fields.error_description === "string" ? mask.excerpt(fields.error_description) : undefined;
+  const details: PlantStoreErrorDetails = {
+    kind: kindOfStatus(answer.status),
     status: answer.status,
-    requestId: maskedRequestId(answer.headers, secrets),
+    serverMessage: description,
+    requestId: maskedRequestId(answer.headers, mask),
     retryAfterSeconds: secondsOf(waitMs),
   };
-  if (answer.status === 200) return grantedToken(fields, requestedAt, tokenUrl, secrets, details);
-  const oauthError = typeof fields.error === "string" ? maskedExcerpt(fields.error, secrets, 100) : undefined;
-  const description =
-    typeof fields.error_description === "string"
-      ? `: ${maskedExcerpt(fields.error_description, secrets)}`
-      : "";
-  const message = masked(
-    `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description}`,
-    secrets,
+  if (answer.status === 200) return grantOf(fields, requestedAt, tokenUrl, what, mask, details);
+  const oauthError = typeof fields.error === "string" ? mask.excerpt(fields.error, 100) : undefined;
+  const failure = new TokenEndpointError(
+    `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description ? `: ${description}` : ""}`,
+    tokenUrl,
+    oauthError,
+    details,
   );
-  const failure = new TokenEndpointError(message, tokenUrl, oauthError, details);
   if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
   throw new RetryableFailure(failure, waitMs);
 }
 
-/** The Bearer token a 200 grants, cached until shortly before it expires; a 200 without one is thrown. */
-function grantedToken(
+/** The Bearer token a 200 grants, and when it expires; a 200 without one is thrown. */
+function grantOf(
   fields: Record<string, unknown>,
   requestedAt: number,
   tokenUrl: string,
-  secrets: readonly string[],
+  what: string,
+  mask: SecretMask,
   details: PlantStoreErrorDetails,
-): CachedToken {
-  const what = endpointName(tokenUrl);
+): Granted {
   const token = fields.access_token;
   const tokenType = fields.token_type;
+  const unexpected = { ...details, kind: "unexpected-answer" } as const;
   if (typeof token !== "string" || token === "" || /[\s,]/.test(token)) {
     throw new TokenEndpointError(
       `${what} answered 200 without an access token`,
       tokenUrl,
       undefined,
-      details,
+      unexpected,
     );
   }
   if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
     // The token type is the server's word: masked like any other (the token it came with among the secrets).
     throw new TokenEndpointError(
-      `${what} gave a ${maskedExcerpt(tokenType, secrets, 40)} token, not a Bearer one`,
+      `${what} gave a ${mask.excerpt(tokenType, 40)} token, not a Bearer one`,
       tokenUrl,
       undefined,
-      details,
+      unexpected,
     );
   }
-  return { token, refreshAt: requestedAt + usableMs(fields.expires_in) };
+  const lifetimeMs = expiresInMs(fields.expires_in);
+  return {
+    token,
+    expiresAt: lifetimeMs === undefined ? undefined : requestedAt + Math.min(lifetimeMs, MAX_LIFETIME_MS),
+  };
 }
 
-/** A timeout or no answer is the token endpoint's too: say so in the class, for `instanceof`. */
+/** A timeout, a redirect or no answer is the token endpoint's too: say so in the class, for `instanceof`. */
 function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
   if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
-    return new TokenEndpointError(error.message, tokenUrl, undefined, {
-      status: error.status,
-      requestId: error.requestId,
-      attempts: error.attempts,
-      cause: error.cause,
-    });
+    return new TokenEndpointError(error.message, tokenUrl, undefined, error);
   }
   return error;
-}
-
-/** How long a token with this `expires_in` is used: up to the margin before it expires; 0 when unknown. */
-function usableMs(expiresIn: unknown): number {
-  const lifetimeMs = typeof expiresIn === "number" && expiresIn > 0 ? expiresIn * 1000 : 0;
-  return lifetimeMs - Math.min(TOKEN_EXPIRY_MARGIN_MS, lifetimeMs / 10);
 }

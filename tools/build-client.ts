@@ -1,94 +1,89 @@
 /**
- * Builds the client package (client/package.json) into `<outDir>` (client/dist by default), self-contained:
- * client/**.ts and every lambda/ module they reach through relative imports, followed transitively, are
- * copied into a staging dir with their layout kept (client/ and lambda/ side by side, so no import is
- * rewritten), then
- * - index.js: one ES module bundled by esbuild, for Node 20+ and browsers, importing nothing;
- * - client/*.d.ts, lambda/**.d.ts: the declarations tsc emits from the staged sources, whose imports all
- *   stay inside the package.
- * A staged module that imports a `node:` module, a package, or a file outside client/ and lambda/ fails
- * the build: the package must run in browsers and ship with no dependency.
+ * Builds the client package (client/package.json) into `<outDir>` (client/dist by default), from
+ * client/index.ts and the client/ modules it reaches, and nothing else:
+ * - index.js: one ES module bundled by esbuild, for Node 20+ and bundlers, importing nothing;
+ * - index.min.js: the same, minified, for a page's `<script type="module">`, within MINIFIED_BUDGET_BYTES
+ *   and GZIPPED_BUDGET_BYTES (test/tools/build-client.test.ts checks them);
+ * - index.d.ts and the declarations it reaches: the client's own types only, since tsc drops every
+ *   declaration marked `@internal` (stripInternal), and a declaration file no public one imports is left out.
+ * A module that imports a `node:` module, a package, or a file outside client/ fails the build: the
+ * package runs in browsers and ships with no dependency and nothing of the function's. The output holds
+ * no path of the machine that built it, so two builds of the same sources are byte for byte the same.
  * `npm run build` (or `npm pack`, through prepack) in client/ runs it.
  */
 
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, posix } from "node:path";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { build } from "esbuild";
 import ts from "typescript";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CLIENT_DIR = join(ROOT, "client");
-const CLIENT_DIST_DIR = join(CLIENT_DIR, "dist");
 
-/** The folders, relative to the repository, whose modules the package may hold. */
-const PACKAGE_FOLDERS = ["client", "lambda"];
+/** What a page loads with `<script type="module">` may weigh: index.min.js, and gzip-compressed as served. */
+export const MINIFIED_BUDGET_BYTES = 18 * 1024;
+export const GZIPPED_BUDGET_BYTES = 7 * 1024;
+const ENTRY = "client/index.ts";
 
-/** What the staged sources compile against: the client's own code, for ES2022 with the web's fetch. */
+/** What the client's declarations compile against: its own code, for ES2022 with the web's fetch. */
 const DECLARATION_OPTIONS = {
   target: "ES2022",
-  module: "NodeNext",
-  moduleResolution: "NodeNext",
+  // ES modules whatever package.json says (a test's repository may have none); imports name .ts files.
+  module: "ES2022",
+  moduleResolution: "Bundler",
+  allowImportingTsExtensions: true,
   lib: ["ES2023", "ES2024.String", "DOM", "DOM.Iterable"],
   types: [],
   strict: true,
   declaration: true,
   emitDeclarationOnly: true,
-  rewriteRelativeImportExtensions: true,
+  stripInternal: true,
   isolatedModules: true,
   verbatimModuleSyntax: true,
   skipLibCheck: true,
 };
 
-/** `root` is the repository the client and its lambda/ modules are read from (a test's copy, say). */
-export async function buildClient(outDir = CLIENT_DIST_DIR, { root = ROOT } = {}): Promise<string> {
-  const stage = await mkdtemp(join(tmpdir(), "plant-store-client-build-"));
-  try {
-    for (const file of await packageModules(root)) {
-      await mkdir(dirname(join(stage, file)), { recursive: true });
-      await writeFile(join(stage, file), await readFile(join(root, file)));
-    }
-    await rm(outDir, { recursive: true, force: true });
-    await mkdir(outDir, { recursive: true });
+/** `root` is the repository the client is read from (a test's copy, say). */
+export async function buildClient(
+  outDir = join(ROOT, "client", "dist"),
+  { root = ROOT } = {},
+): Promise<string> {
+  const modules = await packageModules(root);
+  const declarations = declarationsOf(root, modules);
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  for (const [minify, file] of [
+    [false, "index.js"],
+    [true, "index.min.js"],
+  ] as const) {
     await build({
-      entryPoints: [join(stage, "client", "index.ts")],
-      outfile: join(outDir, "index.js"),
+      // Paths in the bundle's comments are relative to the repository: the same on every machine.
+      absWorkingDir: root,
+      entryPoints: [ENTRY],
+      outfile: join(outDir, file),
       bundle: true,
       format: "esm",
       platform: "neutral",
       target: "es2022",
+      minify,
+      legalComments: "none",
       logLevel: "warning",
     });
-    await writeFile(join(stage, "package.json"), '{ "type": "module" }\n');
-    await writeFile(
-      join(stage, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { ...DECLARATION_OPTIONS, rootDir: ".", outDir },
-        include: PACKAGE_FOLDERS,
-      }),
-    );
-    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-    await promisify(execFile)(process.execPath, [tsc, "-p", stage]).catch((error: { stdout?: string }) => {
-      const output = error.stdout ?? String(error);
-      throw new Error(`the client's declarations do not compile:\n${output.slice(0, 4000)}`);
-    });
-    await useJsSpecifiers(outDir);
-    return outDir;
-  } finally {
-    await rm(stage, { recursive: true, force: true });
   }
+  for (const [file, source] of declarations) {
+    await mkdir(dirname(join(outDir, file)), { recursive: true });
+    await writeFile(join(outDir, file), source);
+  }
+  return outDir;
 }
 
 /**
- * The package's modules, relative to `root`: client/**.ts and the lambda/ modules they import, directly
+ * The package's modules, relative to `root`: client/index.ts and the client/ modules it imports, directly
  * or through each other. Throws on an import of anything else.
  */
 export async function packageModules(root = ROOT): Promise<string[]> {
   const reached = new Set<string>();
-  const pending = (await clientSources(root)).map((file) => `client/${file}`);
+  const pending = [ENTRY];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (reached.has(file)) continue;
     reached.add(file);
@@ -97,9 +92,7 @@ export async function packageModules(root = ROOT): Promise<string[]> {
     for (const { fileName: types } of typeReferenceDirectives) {
       throw new Error(`${file} references the types of ${types}: the client package has no dependency`);
     }
-    for (const { fileName: specifier } of importedFiles) {
-      pending.push(packageModuleImported(file, specifier));
-    }
+    for (const { fileName: specifier } of importedFiles) pending.push(packageModuleImported(file, specifier));
   }
   return [...reached].sort();
 }
@@ -112,12 +105,9 @@ function packageModuleImported(file: string, specifier: string): string {
     );
   }
   const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-  if (
-    !PACKAGE_FOLDERS.some((folder) => target.startsWith(`${folder}/`)) ||
-    target.startsWith("client/dist/")
-  ) {
+  if (!target.startsWith("client/") || target.startsWith("client/dist/")) {
     throw new Error(
-      `${file} imports ${specifier} (${target}), outside the client package: only client/ and lambda/ modules can be packed`,
+      `${file} imports ${specifier} (${target}), outside client/: the package ships the client's own modules only`,
     );
   }
   if (!target.endsWith(".ts")) {
@@ -127,33 +117,46 @@ function packageModuleImported(file: string, specifier: string): string {
 }
 
 /**
- * tsc keeps the sources' `./x.ts` specifiers in declarations; a consumer resolves `./x.js` to `./x.d.ts`
- * under every module resolution, so the declarations name the .js their types stand for.
+ * The public declarations, by their path in the package: index.d.ts and those it reaches through imports,
+ * with `@internal` declarations dropped. Their specifiers name the .js their types stand for (tsc keeps
+ * the sources' `./x.ts`; a consumer resolves `./x.js` to `./x.d.ts` under every module resolution).
  */
-async function useJsSpecifiers(outDir: string): Promise<void> {
-  const declarations = (await readdir(outDir, { recursive: true, encoding: "utf8" })).filter((file) =>
-    file.endsWith(".d.ts"),
+function declarationsOf(root: string, modules: string[]): Map<string, string> {
+  const clientDir = join(root, "client");
+  const { options, errors } = ts.convertCompilerOptionsFromJson(
+    { ...DECLARATION_OPTIONS, rootDir: clientDir, outDir: join(clientDir, "dist") },
+    root,
   );
-  for (const file of declarations) {
-    const path = join(outDir, file);
-    const source = await readFile(path, "utf8");
-    await writeFile(path, source.replace(/((?:from\s+|import\()"\.{1,2}\/[^"]+)\.ts"/g, '$1.js"'));
+  const program = ts.createProgram({
+    rootNames: modules.map((file) => join(root, file)),
+    options,
+  });
+  const emitted = new Map<string, string>();
+  const result = program.emit(undefined, (path, text) => {
+    emitted.set(relative(join(clientDir, "dist"), path).split("\\").join("/"), text);
+  });
+  const diagnostics = [...errors, ...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (diagnostics.length > 0) {
+    const host = {
+      getCanonicalFileName: (f: string) => f,
+      getCurrentDirectory: () => root,
+      getNewLine: () => "\n",
+    };
+    throw new Error(
+      `the client's declarations do not compile:\n${ts.formatDiagnostics(diagnostics, host).slice(0, 4000)}`,
+    );
   }
-}
-
-/**
- * The client's .ts files, relative to client/. Its dist/ is never entered: another build (a parallel
- * test's `npm pack`) may be rewriting it meanwhile.
- */
-async function clientSources(root: string, folder = ""): Promise<string[]> {
-  const files: string[] = [];
-  for (const entry of await readdir(join(root, "client", folder), { withFileTypes: true })) {
-    const path = folder ? `${folder}/${entry.name}` : entry.name;
-    if (entry.isDirectory() && entry.name !== "dist" && entry.name !== "node_modules") {
-      files.push(...(await clientSources(root, path)));
-    } else if (entry.isFile() && entry.name.endsWith(".ts")) files.push(path);
+  const shipped = new Map<string, string>();
+  const pending = ["index.d.ts"];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    const source = emitted.get(file);
+    if (source === undefined || shipped.has(file)) continue;
+    shipped.set(file, source.replace(/((?:from\s+|import\()"\.{1,2}\/[^"]+)\.ts"/g, '$1.js"'));
+    for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
+      pending.push(posix.normalize(posix.join(posix.dirname(file), fileName.replace(/\.ts$/, ".d.ts"))));
+    }
   }
-  return files;
+  return shipped;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

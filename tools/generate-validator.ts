@@ -194,6 +194,10 @@ function propertyShapes(document: Schema, schemaName: string): PropertyShape[] {
   }
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries(schema.properties as Schema).map(([name, node]) => {
+    // The generated types name each property as it is: so a name must be an identifier.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new Error(`${schemaName}.${name}: a property's name must be an identifier (letters, digits, _)`);
+    }
     const property = resolved(document, node as Schema);
     const description = ((node as Schema).description ?? property.description) as string | undefined;
     const shape = { name, required: required.has(name), description };
@@ -303,18 +307,18 @@ export interface Plant {
 ${clientTypeMembers(plant, false)}
 }
 
-/** One string field of a plant besides its id. */
+/** One string field of a plant besides its id. @internal */
 export interface PlantField {
   readonly name: string;
   readonly required: boolean;
 }
 
-/** The fields a request body writes besides the id, in the schema's order; no other property is sent. */
+/** The fields a request body writes besides the id, in the schema's order; no other property is sent. @internal */
 export const NEW_PLANT_FIELDS: readonly PlantField[] = [
 ${fieldList(newPlant)}
 ];
 
-/** The fields read from a 200 answer, in the schema's order. */
+/** The fields read from a 200 answer, in the schema's order. @internal */
 export const PLANT_FIELDS: readonly PlantField[] = [
 ${fieldList(plant)}
 ];

@@ -19,19 +19,19 @@ export interface Plant {
   tag?: string;
 }
 
-/** One string field of a plant besides its id. */
+/** One string field of a plant besides its id. @internal */
 export interface PlantField {
   readonly name: string;
   readonly required: boolean;
 }
 
-/** The fields a request body writes besides the id, in the schema's order; no other property is sent. */
+/** The fields a request body writes besides the id, in the schema's order; no other property is sent. @internal */
 export const NEW_PLANT_FIELDS: readonly PlantField[] = [
   { name: "name", required: true },
   { name: "tag", required: false },
 ];
 
-/** The fields read from a 200 answer, in the schema's order. */
+/** The fields read from a 200 answer, in the schema's order. @internal */
 export const PLANT_FIELDS: readonly PlantField[] = [
   { name: "name", required: true },
   { name: "tag", required: false },

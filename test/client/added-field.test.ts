@@ -1,13 +1,15 @@
 /**
  * Adding a field is all in the contract, for the API and for the client: on a copy of the repository
  * whose openapi/openapi.yaml has one more optional field in NewPlant and Plant, `npm run generate` and
- * nothing else, the copy's client sends the field to the copy's `npm start`, gets it back, and a resend
- * with another value of it is the API's 409. Only the document and the generated files differ from here.
+ * nothing else, `npm test`'s type check and lint pass on the copy, the client's own tests pass there, the
+ * copy's client sends the field to the copy's `npm start`, gets it back, and a resend with another value
+ * of it is the API's 409. Only the document and the generated files differ from here.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -17,21 +19,23 @@ import { CLIENT_GENERATED_DIR, generatedClientFiles } from "../../tools/generate
 import { REPO, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
-/** A name no schema of the project would use, so that the test holds whatever fields were added since. */
-const NEW_FIELD = "addedByTheTest";
-/** What `npm start` and `npm run generate` need of the repository; node_modules is linked, not copied. */
-const COPIED = [
-  "client",
-  "infra",
-  "lambda",
-  "local",
-  "openapi",
-  "support",
-  "tools",
-  "types",
-  "package.json",
-  "tsconfig.json",
+/**
+ * The field added: the first of these plausible names that the contract does not have yet (`color` is
+ * the one a team adds first, and the one the client's tests once used as their unknown property).
+ */
+const PLAUSIBLE_NAMES = ["color", "colour", "leafColor", "addedByTheTest"];
+let newField: string;
+/** The client's tests that need no server: they must hold, unedited, with a field added. */
+const CLIENT_UNIT_TESTS = [
+  "test/client/create-plant.test.ts",
+  "test/client/limits.test.ts",
+  "test/client/secrets.test.ts",
+  "test/client/tokens.test.ts",
 ];
+
+const run = promisify(execFile);
+/** The repository's files, tracked or new (not ignored): what a developer's `npm test` sees. */
+let repositoryFiles: string[];
 
 let copy: string;
 let server: RunningServer;
@@ -40,18 +44,24 @@ let store: { endpoint: string; tableName: string };
 
 beforeAll(async () => {
   copy = await mkdtemp(join(tmpdir(), "plant-store-added-field-"));
-  for (const entry of COPIED) {
-    await cp(join(REPO, entry), join(copy, entry), {
-      recursive: true,
-      filter: (source) => !/[/\\](dist|node_modules)$/.test(source),
-    });
+  const { stdout } = await run("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], {
+    cwd: REPO,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  repositoryFiles = stdout.split("\0").filter((file) => file !== "" && existsSync(join(REPO, file)));
+  for (const file of repositoryFiles) {
+    await mkdir(dirname(join(copy, file)), { recursive: true });
+    await cp(join(REPO, file), join(copy, file));
   }
   await symlink(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
   const openApiPath = join(copy, "openapi", "openapi.yaml");
   const document = parseDocument(await readFile(openApiPath, "utf8"), { intAsBigInt: true });
+  const taken = (name: string) => document.hasIn(["components", "schemas", "NewPlant", "properties", name]);
+  newField = PLAUSIBLE_NAMES.find((name) => !taken(name)) ?? "";
+  expect(newField).not.toBe("");
   for (const schema of ["NewPlant", "Plant"]) {
     document.setIn(
-      ["components", "schemas", schema, "properties", NEW_FIELD],
+      ["components", "schemas", schema, "properties", newField],
       document.createNode({
         type: "string",
         minLength: 1,
@@ -61,7 +71,7 @@ beforeAll(async () => {
     );
   }
   await writeFile(openApiPath, document.toString());
-  await promisify(execFile)("npm", ["run", "--silent", "generate"], { cwd: copy });
+  await run("npm", ["run", "--silent", "generate"], { cwd: copy });
 
   const dataDir = await tempDataDir();
   server = await startServer({ PLANTS_DATA_DIR: dataDir }, { cwd: copy });
@@ -91,15 +101,9 @@ it.each([...generatedClientFiles()])(
 
 it("differs from the repository only in the document and the generated files", async () => {
   const changed: string[] = [];
-  for (const entry of COPIED) {
-    const files = entry.includes(".") ? [entry] : await readdir(join(copy, entry), { recursive: true });
-    for (const file of files) {
-      const path = entry.includes(".") ? entry : join(entry, String(file));
-      const [mine, theirs] = await Promise.all(
-        [REPO, copy].map((root) => readFile(join(root, path), "utf8").catch(() => undefined)),
-      );
-      if (mine !== theirs) changed.push(path);
-    }
+  for (const file of repositoryFiles) {
+    const [mine, theirs] = await Promise.all([REPO, copy].map((root) => readFile(join(root, file), "utf8")));
+    if (mine !== theirs) changed.push(file);
   }
   expect(changed.sort()).toEqual([
     "client/generated/plant-schema.ts",
@@ -109,24 +113,61 @@ it("differs from the repository only in the document and the generated files", a
   ]);
 });
 
+/** A tool of the repository's node_modules, run in the copy: its output, or its failure's. */
+async function inCopy(tool: string, args: string[]): Promise<{ ok: boolean; output: string }> {
+  return run(process.execPath, [join(copy, "node_modules", tool), ...args], {
+    cwd: copy,
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+  }).then(
+    ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
+    (error: { stdout?: string; stderr?: string }) => ({
+      ok: false,
+      output: `${error.stdout}${error.stderr}`,
+    }),
+  );
+}
+
+it("passes npm test's type check on the copy, every test file included", async () => {
+  const checked = await inCopy("typescript/bin/tsc", ["--noEmit", "-p", "tsconfig.json"]);
+  expect(checked.output).toBe("");
+  expect(checked.ok).toBe(true);
+}, 240_000);
+
+it("passes npm test's lint on the copy's client and its generated files", async () => {
+  const linted = await inCopy("@biomejs/biome/bin/biome", [
+    "check",
+    "--vcs-enabled=false",
+    "client",
+    "test/client",
+  ]);
+  expect(linted.ok, linted.output).toBe(true);
+}, 120_000);
+
+it("passes the client's own tests on the copy, unedited", async () => {
+  const tested = await inCopy("vitest/vitest.mjs", ["run", ...CLIENT_UNIT_TESTS]);
+  expect(tested.ok, tested.output.slice(-4000)).toBe(true);
+  expect(tested.output).toMatch(new RegExp(`Test Files\\s+${CLIENT_UNIT_TESTS.length} passed`));
+}, 240_000);
+
 it("is sent by the client and answered back through npm start, and stored", async () => {
-  const plant = { id: 2n ** 63n - 1n, name: "Fern", [NEW_FIELD]: "green" };
+  const plant = { id: 2n ** 63n - 1n, name: "Fern", [newField]: "green" };
   expect(await client.createPlant(plant as ClientModule.NewPlant)).toEqual({
     name: "Fern",
-    [NEW_FIELD]: "green",
+    [newField]: "green",
   });
   expect(await readStoredItem(store.endpoint, store.tableName, "9223372036854775807")).toEqual({
     id: { N: "9223372036854775807" },
     name: { S: "Fern" },
-    [NEW_FIELD]: { S: "green" },
+    [newField]: { S: "green" },
   });
   // An identical resend is a replay; another value of the new field is a conflict, as for any field.
   expect(await client.createPlant(plant as ClientModule.NewPlant)).toEqual({
     name: "Fern",
-    [NEW_FIELD]: "green",
+    [newField]: "green",
   });
   await expect(
-    client.createPlant({ ...plant, [NEW_FIELD]: "red" } as ClientModule.NewPlant),
+    client.createPlant({ ...plant, [newField]: "red" } as ClientModule.NewPlant),
   ).rejects.toMatchObject({
     status: 409,
   });
@@ -135,7 +176,7 @@ it("is sent by the client and answered back through npm start, and stored", asyn
 it("is still refused by the repository's own client, which was not generated from that document", async () => {
   const { createPlantStoreClient } = await import("../../client/index.ts");
   const ours = createPlantStoreClient({ baseUrl: server.url, credentials: { token: "unused" } });
-  await expect(ours.createPlant({ id: 1n, name: "Fern", [NEW_FIELD]: "green" } as never)).rejects.toThrow(
-    `unknown property '${NEW_FIELD}'`,
+  await expect(ours.createPlant({ id: 1n, name: "Fern", [newField]: "green" } as never)).rejects.toThrow(
+    `unknown property '${newField}'`,
   );
 });

@@ -188,8 +188,9 @@ describe.skipIf(chromiumMissing)("the client in headless Chromium, from another 
     expect(refused.headers.get("access-control-allow-origin")).toBe(page.origin);
   });
 
-  it("is refused by the browser from an origin npm start does not allow", async () => {
-    const tab = await openPage(`${page.origin.replace("127.0.0.1", "localhost")}/`);
+  it("is refused by the browser from an origin npm start does not allow, with an error that says what to check", async () => {
+    const refusedOrigin = page.origin.replace("127.0.0.1", "localhost");
+    const tab = await openPage(`${refusedOrigin}/`);
     const outcome = await tab.evaluate(async (apiUrl: string) => {
       const { createPlantStoreClient } = (window as unknown as { plantStoreClient: ClientModule })
         .plantStoreClient;
@@ -200,9 +201,15 @@ describe.skipIf(chromiumMissing)("the client in headless Chromium, from another 
       });
       return client.createPlant({ id: 1n, name: "Fern" }).then(
         () => "created",
-        (error: Error) => `${error.name}: ${error.message}`,
+        (error: Error & { kind: string }) => `${error.name} (${error.kind}): ${error.message}`,
       );
     }, run.server.url);
-    expect(outcome).toBe(`PlantStoreError: POST ${run.server.url}/plants: no answer (Failed to fetch)`);
+    // What the browser hides behind "Failed to fetch", with this page's origin, named for the caller to check.
+    expect(outcome).toBe(
+      `PlantStoreError (network): POST ${run.server.url}/plants: no answer (Failed to fetch). The browser gives no reason: ` +
+        `the API may not allow this page's origin ${refusedOrigin} (CORS: add it to the API's allowed origins, ` +
+        "corsAllowOrigins for the stack, PLANTS_CORS_ALLOW_ORIGINS for npm start), the server may be down or unreachable, " +
+        "or an extension or policy blocked the request; the browser's console says which",
+    );
   }, 60_000);
 });

@@ -115,12 +115,15 @@ describe("errors", () => {
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({
       name: "PlantStoreError",
+      kind: "conflict",
       status: 409,
-      error: 409,
+      serverMessage: "a different plant is stored under id 7",
       requestId: "Abc123=",
       attempts: 1,
-      message: `POST ${PLANTS_URL} answered 409: a different plant is stored under id 7`,
     });
+    expect((error as Error).message).toBe(
+      `POST ${PLANTS_URL} answered 409: a different plant is stored under id 7`,
+    );
     expect(plantRequests()).toHaveLength(1);
   });
 
@@ -153,10 +156,45 @@ describe("errors", () => {
 
   it("names API Gateway's own 404 body", async () => {
     const { create } = setup(() => json(404, { message: "Not Found" }));
-    await expect(create({ id: 7, name: "Ivy" })).rejects.toMatchObject({
-      status: 404,
-      error: undefined,
-      message: `POST ${PLANTS_URL} answered 404: Not Found`,
+    const error = (await create({ id: 7, name: "Ivy" }).catch((thrown: unknown) => thrown)) as Error;
+    expect(error).toMatchObject({ kind: "not-found", status: 404, serverMessage: "Not Found" });
+    expect(error.message).toBe(`POST ${PLANTS_URL} answered 404: Not Found`);
+  });
+
+  it.each([
+    [400, "invalid-request"],
+    [401, "unauthorized"],
+    [403, "forbidden"],
+    [413, "invalid-request"],
+    [429, "throttled"],
+    [500, "server-error"],
+    [503, "unavailable"],
+    [504, "unavailable"],
+    [202, "unexpected-answer"],
+  ] as const)("gives a %i the kind %s to switch on", async (status, kind) => {
+    const { create } = setup(() => json(status, { error: status, message: "said the server" }));
+    const error = (await create({ id: 7, name: "Ivy" }).catch(
+      (thrown: unknown) => thrown,
+    )) as PlantStoreError;
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ kind, status, serverMessage: "said the server" });
+  });
+
+  it("gives no answer the kind network, and every attempt timing out the kind timeout, with no status", async () => {
+    const refused = setup(() => {
+      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+    });
+    await expect(refused.create({ id: 7, name: "Ivy" })).rejects.toMatchObject({
+      kind: "network",
+      status: undefined,
+      serverMessage: undefined,
+      attempts: 3,
+    });
+    const silent = setup((_request, signal) => neverAnswers(signal), { retry: { attemptTimeoutMs: 1000 } });
+    await expect(silent.create({ id: 7, name: "Ivy" })).rejects.toMatchObject({
+      kind: "timeout",
+      status: undefined,
+      attempts: 3,
     });
   });
 });
@@ -338,7 +376,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
 });
 
 describe("the client module runs outside Node", () => {
-  it("imports, itself or through the function's modules it shares, only client/ and lambda/ modules, none using Node", () => {
+  it("imports only its own client/ modules, none using Node: it ships nothing of the function's", () => {
     const repository = new URL("../../", import.meta.url);
     // Its sources, never its dist/, which a parallel test's `npm pack` may be rewriting meanwhile.
     const clientFiles = ["", "generated/"].flatMap((folder) =>
@@ -360,16 +398,10 @@ describe("the client module runs outside Node", () => {
       for (const specifier of imports) {
         expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\.?\/[\w./-]+\.ts$/);
         const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-        expect(target, `${file} imports ${specifier}`).toMatch(/^(client|lambda)\/[\w/-]+\.ts$/);
+        expect(target, `${file} imports ${specifier}`).toMatch(/^client\/[\w/-]+\.ts$/);
         pending.push(target);
       }
       expect(source, file).not.toMatch(/\b(Buffer|process|require)\b/);
     }
-    // The function's modules it shares: the lossless JSON parser, the one retry strategy and the one clock.
-    expect([...reached].filter((file) => file.startsWith("lambda/")).sort()).toEqual([
-      "lambda/clock.ts",
-      "lambda/request/lossless-json.ts",
-      "lambda/retry/standard-retry.ts",
-    ]);
   });
 });

@@ -191,7 +191,12 @@ describe("createPlant through npm start", () => {
     await client.createPlant({ id: 4001n, name: "Fern" });
     const conflict = await client.createPlant({ id: 4001n, name: "Ivy" }).catch((error: unknown) => error);
     expect(conflict).toBeInstanceOf(PlantStoreError);
-    expect(conflict).toMatchObject({ status: 409, error: 409, requestId: expect.any(String) });
+    expect(conflict).toMatchObject({
+      kind: "conflict",
+      status: 409,
+      serverMessage: expect.stringContaining("4001"),
+      requestId: expect.any(String),
+    });
     expect(counts.plants).toBe(2);
     expect((await readStoredItem(store.endpoint, store.tableName, "4001"))?.name).toEqual({ S: "Fern" });
   });

@@ -57,7 +57,10 @@ describe("the packed tarball", () => {
       name: "@plant-store/client",
       version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
       type: "module",
-      exports: { ".": { types: "./dist/client/index.d.ts", default: "./dist/index.js" } },
+      exports: {
+        ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+        "./index.min.js": { types: "./dist/index.d.ts", default: "./dist/index.min.js" },
+      },
     });
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.peerDependencies).toBeUndefined();
@@ -68,13 +71,11 @@ describe("the packed tarball", () => {
     const files = (await readdir(root, { recursive: true, encoding: "utf8" })).filter((file) =>
       /\.(js|d\.ts)$/.test(file),
     );
-    expect(files).toEqual(
-      expect.arrayContaining([
-        "dist/index.js",
-        "dist/client/index.d.ts",
-        "dist/lambda/request/lossless-json.d.ts",
-      ]),
-    );
+    expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.min.js", "dist/index.d.ts"]));
+    // The client's own modules only: nothing of the function's (lambda/) is shipped.
+    expect(
+      files.filter((file) => !/^dist\/[\w/.-]+\.(js|d\.ts)$/.test(file) || file.includes("lambda")),
+    ).toEqual([]);
     for (const file of files) {
       const source = await readFile(join(root, file), "utf8");
       expect(source, file).not.toMatch(/\brequire\(|\bimport\(/);
@@ -98,11 +99,13 @@ const CONSUMER_SOURCE = `import {
   type NewPlant,
   type Plant,
   PlantStoreError,
+  type PlantStoreErrorKind,
   TokenEndpointError,
 } from "@plant-store/client";
 
 export async function createFern(baseUrl: string, token: () => Promise<string>): Promise<Plant> {
   const client = createPlantStoreClient({ baseUrl, credentials: { token }, retry: { maxAttempts: 2 } });
+  createPlantStoreClient({ baseUrl, credentials: { token: tokenFunction } });
   const plant: NewPlant = { id: 9223372036854775807n, name: "Fern" };
   const typo = { id: 1n, name: "Fern", tga: "x" };
   // @ts-expect-error a property the contract does not have is a type error, through the declarations
@@ -111,10 +114,38 @@ export async function createFern(baseUrl: string, token: () => Promise<string>):
     return await client.createPlant(plant);
   } catch (error) {
     if (error instanceof TokenEndpointError) throw new Error(error.tokenUrl);
-    if (error instanceof PlantStoreError) throw new Error(String(error.status ?? error.attempts));
+    if (error instanceof PlantStoreError) throw new Error(advice(error.kind, error.serverMessage));
     throw error;
   }
 }
+
+/** A switch on the kind that the compiler checks covers every kind. */
+function advice(kind: PlantStoreErrorKind, serverMessage: string | undefined): string {
+  switch (kind) {
+    case "conflict":
+      return \`another plant has that id: \${serverMessage ?? ""}\`;
+    case "invalid-request":
+    case "unauthorized":
+    case "forbidden":
+    case "not-found":
+    case "redirect":
+    case "unexpected-answer":
+      return "fix the call or the settings";
+    case "throttled":
+    case "unavailable":
+    case "server-error":
+    case "network":
+    case "timeout":
+      return "try again later";
+    default: {
+      const unknownKind: never = kind;
+      return unknownKind;
+    }
+  }
+}
+
+/** A token function that says when its token expires. */
+export const tokenFunction = async () => ({ token: "t", expiresAt: new Date(Date.now() + 60_000) });
 `;
 
 const STRICT = {

@@ -1,8 +1,10 @@
 /**
  * Secrets never leave in an error: whatever the token endpoint and the API answer, with the client secret
- * or a token echoed in any field the client reads (verbatim, URL-encoded, form-encoded, as the Basic
- * credentials of the request, in token_type, error, error_description, message, an echoed header), no
- * message, stack, property, util.inspect or JSON.stringify of what createPlant throws holds them.
+ * or a token echoed in any field the client reads (as it is, upper- or lower-case, URL-encoded,
+ * form-encoded, base64 or base64url, padded or not, hex, as the Basic credentials of the request, cut
+ * short; in token_type, error, error_description, message, an echoed header, a redirect's Location, or the
+ * message and cause chain of a fetch that got no answer), no message, stack, property, cause, util.inspect
+ * or JSON.stringify of what createPlant throws holds them.
  */
 import { inspect } from "node:util";
 import fc from "fast-check";
@@ -21,35 +23,74 @@ const credential = (prefix: string) =>
     .map((rest) => `${prefix}${rest}`);
 
 const formEncoded = (text: string) => new URLSearchParams([["", text]]).toString().slice(1);
+const base64url = (base64: string) => base64.replaceAll("+", "-").replaceAll("/", "_");
+const unpadded = (base64: string) => base64.replace(/=+$/, "");
+const hex = (text: string) => Buffer.from(text).toString("hex");
 const basic = (secret: string) =>
   Buffer.from(`${formEncoded(CLIENT_ID)}:${formEncoded(secret)}`).toString("base64");
+const plainBasic = (secret: string) => Buffer.from(`${CLIENT_ID}:${secret}`).toString("base64");
 
-/** Every form the endpoint may echo a credential in. */
-function echoedForms(secret: string, token: string): string[] {
+/** Every form a server may echo a credential in: as it is, in either case, encoded every way, cut short or not. */
+function credentialForms(credential: string): string[] {
+  const base64 = Buffer.from(credential).toString("base64");
   return [
-    secret,
-    encodeURIComponent(secret),
-    encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
-    formEncoded(secret),
-    basic(secret),
-    `Basic ${basic(secret)}`,
-    Buffer.from(`${CLIENT_ID}:${secret}`).toString("base64"),
-    token,
-    encodeURIComponent(token),
-    formEncoded(token),
+    credential,
+    credential.toUpperCase(),
+    credential.toLowerCase(),
+    encodeURIComponent(credential),
+    encodeURIComponent(credential).replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase()),
+    formEncoded(credential),
+    base64,
+    unpadded(base64),
+    base64url(base64),
+    unpadded(base64url(base64)),
+    hex(credential),
+    hex(credential).toUpperCase(),
   ];
 }
 
+/** The forms of the secret, and of the Basic credentials made of it (RFC 6749's and RFC 7617's), every base64. */
+function secretForms(secret: string): string[] {
+  const basics = [basic(secret), plainBasic(secret)].flatMap((padded) => [
+    padded,
+    unpadded(padded),
+    base64url(padded),
+    unpadded(base64url(padded)),
+  ]);
+  return [...credentialForms(secret), ...basics];
+}
+
 /**
- * What must not be found: the secret, the credentials of the Basic header, and the token once the client
- * was given it (before, it is just a string a server made up, which the client cannot know to hide).
+ * What the server echoes: a form of the secret or of the token, cut to its first `keep` characters when
+ * the scenario says (at least 8: a shorter piece of a credential is not masked).
  */
-function forbidden(secret: string, token: string | undefined): string[] {
-  const secretForms = [secret, encodeURIComponent(secret), formEncoded(secret), basic(secret)];
-  return token === undefined ? secretForms : [...secretForms, token, encodeURIComponent(token)];
+function echoed(secret: string, token: string, formIndex: number, keep: number | null) {
+  const forms = [
+    ...secretForms(secret).map((form) => ({ form, of: "secret" as const })),
+    ...credentialForms(token).map((form) => ({ form, of: "token" as const })),
+  ];
+  const chosen = forms[formIndex % forms.length] as (typeof forms)[number];
+  return keep === null ? chosen : { ...chosen, form: chosen.form.slice(0, keep) };
+}
+
+/**
+ * What must not be found: every form of the secret and of the Basic credentials, every form of the token
+ * once the client was given it (before, it is just a string a server made up, which the client cannot
+ * know to hide), and what was echoed, whole or cut.
+ */
+function forbidden(
+  secret: string,
+  token: string | undefined,
+  echo: { form: string; of: "secret" | "token" },
+) {
+  const forms =
+    token === undefined ? secretForms(secret) : [...secretForms(secret), ...credentialForms(token)];
+  return echo.of === "token" && token === undefined ? forms : [...forms, echo.form];
 }
 
 type Carrier =
+  | "thrown"
+  | "location"
   | "error"
   | "error_description"
   | "token_type"
@@ -65,6 +106,8 @@ interface Scenario {
   apiStatus: 400 | 401 | 403 | 409 | 413 | 500 | 503;
   carriers: Carrier[];
   formIndex: number;
+  /** Where the echoed form is cut, or null when it is whole. */
+  keep: number | null;
   prefix: string;
   suffix: string;
 }
@@ -74,6 +117,8 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   apiStatus: fc.constantFrom(400, 401, 403, 409, 413, 500, 503),
   carriers: fc.subarray(
     [
+      "thrown",
+      "location",
       "error",
       "error_description",
       "token_type",
@@ -85,6 +130,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
     { minLength: 1 },
   ),
   formIndex: fc.nat(),
+  keep: fc.option(fc.integer({ min: 8, max: 60 })),
   prefix: fc.constantFrom("", "x", "Basic ", "secret=", "\t"),
   suffix: fc.constantFrom("", "y", " ", "&scope=a"),
 });
@@ -92,6 +138,16 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
 /** An answer with `echo` in each carrier the scenario names, and in every field whose carrier is on. */
 function answer(status: number, kind: "token" | "api", token: string, echo: string, carriers: Carrier[]) {
   const on = (carrier: Carrier) => carriers.includes(carrier);
+  // No answer: the runtime's error, its message and its cause chain holding the echo (as undici's holds a URL).
+  if (on("thrown")) {
+    throw new TypeError(`fetch failed ${echo}`, {
+      cause: Object.assign(new TypeError(`Invalid URL ${echo}`), { code: echo, input: echo }),
+    });
+  }
+  // A redirect whose Location holds the echo.
+  if (on("location")) {
+    return new Response(null, { status: 307, headers: { location: `https://elsewhere.test/?q=${echo}` } });
+  }
   const headers: Record<string, string> = {};
   for (const header of ["apigw-requestid", "x-amzn-requestid"] as const)
     if (on(header)) headers[header] = echo;
@@ -125,13 +181,13 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
 }, async () => {
   await fc.assert(
     fc.asyncProperty(credential("Qv"), credential("Tk"), scenario, async (secret, token, sc) => {
-      const forms = echoedForms(secret, token);
-      const echo = `${sc.prefix}${forms[sc.formIndex % forms.length]}${sc.suffix}`;
+      const echo = echoed(secret, token, sc.formIndex, sc.keep);
+      const said = `${sc.prefix}${echo.form}${sc.suffix}`;
       const clock = new FakeClock({ now: START });
       const fake = scriptedFetch(clock, (request: RecordedRequest) =>
         request.url === TOKEN_URL
-          ? answer(sc.tokenStatus, "token", token, echo, sc.carriers)
-          : answer(sc.apiStatus, "api", token, echo, sc.carriers),
+          ? answer(sc.tokenStatus, "token", token, said, sc.carriers)
+          : answer(sc.apiStatus, "api", token, said, sc.carriers),
       );
       const client = createPlantStoreClient({
         baseUrl: PLANTS_URL,
@@ -144,6 +200,7 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
         () => new Error("createPlant did not fail"),
         (thrown: unknown) => thrown,
       )) as Error;
+      expect(error.cause).toBeUndefined();
       const shown = [
         error.message,
         error.stack,
@@ -151,8 +208,11 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
         JSON.stringify(error),
         JSON.stringify(Object.fromEntries(Object.entries(error))),
       ].join("\n");
-      const given = sc.tokenStatus === 200 ? token : undefined;
-      for (const form of forbidden(secret, given)) expect(shown).not.toContain(form);
+      const given =
+        sc.tokenStatus === 200 && !sc.carriers.includes("thrown") && !sc.carriers.includes("location")
+          ? token
+          : undefined;
+      for (const form of forbidden(secret, given, echo)) expect(shown).not.toContain(form);
     }),
     { numRuns: fuzzRuns(300) },
   );

@@ -97,8 +97,9 @@ describe("a store that fails for every request: the last 503, saying what the ha
 
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({
+      kind: "unavailable",
       status: 503,
-      error: 503,
+      serverMessage: "the plant store is unavailable; nothing was written, retry later",
       retryAfterSeconds: 1,
       attempts: 3,
       requestId: expect.any(String),

@@ -175,6 +175,131 @@ describe("the token cache", () => {
   });
 });
 
+/** How long a token is used when its lifetime is unknown: Cognito's shortest, 5 minutes, less a tenth. */
+const UNKNOWN_LIFETIME_USED_MS = 300_000 - 30_000;
+/** How long a token is used at most, whatever it says: Cognito's longest, a day, less a minute. */
+const LONGEST_USE_MS = 86_400_000 - 60_000;
+
+/**
+ * Creates at the start, just before `usedMs` has passed and at `usedMs`: the token requests made by
+ * then, which are [1, 1, 2] when a token is used for exactly `usedMs`.
+ */
+async function tokenRequestsOver(usedMs: number, setupResult: ReturnType<typeof setup>): Promise<number[]> {
+  const { clock, create, tokenRequests } = setupResult;
+  const counts: number[] = [];
+  await create();
+  counts.push(tokenRequests().length);
+  clock.advance(usedMs - 1);
+  await create();
+  counts.push(tokenRequests().length);
+  clock.advance(1);
+  await create();
+  counts.push(tokenRequests().length);
+  return counts;
+}
+
+describe("an expires_in read as a careful OAuth client reads it", () => {
+  const answering = (expiresIn: unknown) => () =>
+    json(200, {
+      access_token: "t",
+      token_type: "Bearer",
+      ...(expiresIn === undefined ? {} : { expires_in: expiresIn }),
+    });
+
+  it.each([
+    ["3600", 3600, 3_540_000],
+    ['"3600" (a string of digits, as some servers send)', "3600", 3_540_000],
+    ["3599.7 (whole seconds)", 3599.7, 3_539_000],
+    ["1 (a tenth kept in hand)", 1, 900],
+  ])("uses a token given %s until shortly before it expires", async (_case, expiresIn, usedMs) => {
+    expect(await tokenRequestsOver(usedMs, setup(ok, answering(expiresIn)))).toEqual([1, 1, 2]);
+  });
+
+  it.each([
+    ["absent", undefined],
+    ["null", null],
+    ["0", 0],
+    ["-60", -60],
+    ["0.5 (under a second)", 0.5],
+    ['"soon" (not a number)', "soon"],
+    ['"-5" (not digits)', "-5"],
+    ["an object", { seconds: 60 }],
+  ])(
+    "takes an expires_in %s for an unknown lifetime: the token is used 5 minutes, not fetched per call",
+    async (_case, expiresIn) => {
+      expect(await tokenRequestsOver(UNKNOWN_LIFETIME_USED_MS, setup(ok, answering(expiresIn)))).toEqual([
+        1, 1, 2,
+      ]);
+    },
+  );
+
+  it.each([
+    ["10 years", 10 * 365 * 86_400],
+    ["1e300", 1e300],
+  ])("keeps a token whose expires_in is %s a day at most", async (_case, expiresIn) => {
+    expect(await tokenRequestsOver(LONGEST_USE_MS, setup(ok, answering(expiresIn)))).toEqual([1, 1, 2]);
+  });
+});
+
+describe("a token function's token is kept until it expires or is refused", () => {
+  function withTokenFunction(give: (asked: number) => unknown) {
+    let asked = 0;
+    const result = setup(ok, undefined, {
+      token: async () => give(++asked) as string,
+    });
+    return { ...result, asked: () => asked };
+  }
+
+  it("asks once for 4 creates when it gives a string, and again after 5 minutes (its lifetime is unknown)", async () => {
+    const { clock, create, asked, plantRequests } = withTokenFunction((n) => `mine-${n}`);
+    for (let id = 1; id <= 4; id++) await create(id);
+    expect(asked()).toBe(1);
+    expect(plantRequests().map(bearerOf)).toEqual(Array(4).fill("Bearer mine-1"));
+    clock.advance(UNKNOWN_LIFETIME_USED_MS);
+    await create(5);
+    expect(asked()).toBe(2);
+  });
+
+  it.each([
+    ["a Date", (at: number) => new Date(at)],
+    ["milliseconds since the epoch", (at: number) => at],
+  ])("keeps { token, expiresAt } given as %s until shortly before expiresAt", async (_case, expiresAt) => {
+    const result = withTokenFunction((n) => ({
+      token: `mine-${n}`,
+      expiresAt: expiresAt(START + 3_600_000),
+    }));
+    expect(
+      await tokenRequestsOver(3_540_000, { ...result, tokenRequests: () => Array(result.asked()) }),
+    ).toEqual([1, 1, 2]);
+  });
+
+  it("asks again for every call when the token it gave has already expired, as it said", async () => {
+    const { create, asked } = withTokenFunction((n) => ({ token: `mine-${n}`, expiresAt: START - 1 }));
+    await create(1);
+    await create(2);
+    expect(asked()).toBe(2);
+  });
+
+  it.each([
+    [
+      "an expiresAt in seconds (a JWT's exp)",
+      { token: "mine", expiresAt: 1_800_003_600 },
+      /looks like seconds/,
+    ],
+    [
+      "an expiresAt that is no time",
+      { token: "mine", expiresAt: "in an hour" },
+      /must be a Date or milliseconds/,
+    ],
+    ["no token", { expiresAt: START + 60_000 }, /gave no token/],
+    ["an empty string", "", /gave no token/],
+  ])("refuses %s with a TypeError, sending nothing", async (_case, given, message) => {
+    const { create, plantRequests } = withTokenFunction(() => given);
+    await expect(create()).rejects.toThrow(message);
+    expect(plantRequests()).toHaveLength(0);
+  });
+});
+
 describe("the token endpoint's failures", () => {
   it.each([
     [401, "invalid_client"],

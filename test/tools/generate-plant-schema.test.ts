@@ -139,6 +139,20 @@ describe("the generator refuses a schema it cannot serve", () => {
     );
   });
 
+  it("a field whose name is not an identifier, which the generated types could not name", () => {
+    const path = editedOpenApi("spaced-name", (document) => {
+      for (const schemaName of ["NewPlant", "Plant"]) {
+        document.setIn(
+          ["components", "schemas", schemaName, "properties", "not a field"],
+          document.createNode(newFieldSchema),
+        );
+      }
+    });
+    expect(() => writeGeneratedFiles(path, join(workDir, "refused-3"))).toThrow(
+      "NewPlant.not a field: a property's name must be an identifier (letters, digits, _)",
+    );
+  });
+
   it("a field that is not a string", () => {
     const path = editedOpenApi("boolean-field", addField(["NewPlant", "Plant"], { type: "boolean" }));
     expect(() => writeGeneratedFiles(path, join(workDir, "refused-2"))).toThrow(

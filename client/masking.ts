@@ -1,0 +1,133 @@
+/**
+ * Credentials masked out of the server's words before they go into an error. A server may echo a client
+ * secret or a token in any form: as it is, in another letter case, URL- or form-encoded, base64 or
+ * base64url (padded or not, alone or inside the Basic credentials of the token request), hex, or cut
+ * short. So every form is listed, compared without regard to case, and any run of MIN_MASKED_RUN
+ * characters of one is masked, wherever it starts and ends.
+ */
+
+const REDACTED = "[redacted]";
+/** A run this long of a credential's form is masked on its own: a truncated or partial echo. */
+const MIN_MASKED_RUN = 8;
+/** A form shorter than this is not masked (a 3-letter token would mask every word holding it). */
+const MIN_MASKED_FORM = 4;
+
+/** The credentials a client must never show, in every form; `with` adds more without changing this one. @internal */
+export class SecretMask {
+  readonly #credentials: readonly string[];
+  readonly #extraForms: readonly string[];
+  /** Every MIN_MASKED_RUN-character run of every form, case-folded; and the forms too short for one. */
+  readonly #runs = new Set<string>();
+  readonly #shortForms: string[] = [];
+  /** The longest form's length: how far past a cut a run that starts before it may reach. */
+  readonly #longest: number = 0;
+
+  constructor(credentials: readonly string[] = [], extraForms: readonly string[] = []) {
+    this.#credentials = credentials;
+    this.#extraForms = extraForms;
+    const forms = [...credentials.flatMap(credentialForms), ...extraForms];
+    for (const form of new Set(forms.map(folded))) {
+      if (form.length < MIN_MASKED_FORM) continue;
+      this.#longest = Math.max(this.#longest, form.length);
+      if (form.length < MIN_MASKED_RUN) this.#shortForms.push(form);
+      for (let start = 0; start + MIN_MASKED_RUN <= form.length; start++) {
+        this.#runs.add(form.slice(start, start + MIN_MASKED_RUN));
+      }
+    }
+  }
+
+  /** This mask and `credentials` too. */
+  with(...credentials: string[]): SecretMask {
+    return new SecretMask([...this.#credentials, ...credentials], this.#extraForms);
+  }
+
+  /**
+   * Server words for an error: every credential masked, cut at `maxLength` characters of the original,
+   * never inside a masked run (a cut cannot split a credential out of its mask).
+   */
+  excerpt(text: string, maxLength = 200): string {
+    // What lies past the cut is never shown, but may finish a run that starts before it.
+    const window = text.slice(0, maxLength + this.#longest);
+    const hidden = this.#hiddenRanges(window);
+    let result = "";
+    let at = 0;
+    for (const [start, end] of hidden) {
+      if (start >= maxLength) break;
+      result += window.slice(at, start) + REDACTED;
+      at = end;
+    }
+    if (at < maxLength) result += window.slice(at, maxLength);
+    return text.length > maxLength ? `${result}…` : result;
+  }
+
+  /** The [start, end) ranges of `text` that hold a credential's form or a run of one, merged, in order. */
+  #hiddenRanges(text: string): [number, number][] {
+    const folding = folded(text);
+    const hidden = new Uint8Array(text.length);
+    const hide = (start: number, length: number) => hidden.fill(1, start, start + length);
+    for (let start = 0; start + MIN_MASKED_RUN <= folding.length; start++) {
+      if (this.#runs.has(folding.slice(start, start + MIN_MASKED_RUN))) hide(start, MIN_MASKED_RUN);
+    }
+    for (const form of this.#shortForms) {
+      for (let at = folding.indexOf(form); at !== -1; at = folding.indexOf(form, at + 1))
+        hide(at, form.length);
+    }
+    const ranges: [number, number][] = [];
+    for (let index = 0; index < hidden.length; index++) {
+      if (!hidden[index]) continue;
+      const last = ranges.at(-1);
+      if (last && last[1] === index) last[1] = index + 1;
+      else ranges.push([index, index + 1]);
+    }
+    return ranges;
+  }
+}
+
+/** Every form in which a server may echo `credential` (letter case aside: matching ignores it). @internal */
+export function credentialForms(credential: string): string[] {
+  const bytes = new TextEncoder().encode(credential);
+  return [
+    credential,
+    encodeURIComponent(credential),
+    formEncoded(credential),
+    ...base64Forms(bytes),
+    [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join(""),
+  ];
+}
+
+/** The Basic credentials of `clientId` and `clientSecret` as a token endpoint may echo them, in every base64. @internal */
+export function basicCredentialForms(clientId: string, clientSecret: string): string[] {
+  const encoder = new TextEncoder();
+  return [
+    `${formEncoded(clientId)}:${formEncoded(clientSecret)}`, // RFC 6749 §2.3.1, as the client sends it
+    `${clientId}:${clientSecret}`, // RFC 7617, as other clients send it
+  ].flatMap((pair) => base64Forms(encoder.encode(pair)));
+}
+
+/** `value` as application/x-www-form-urlencoded writes it (a space as `+`). @internal */
+export function formEncoded(value: string): string {
+  return new URLSearchParams([["", value]]).toString().slice(1);
+}
+
+/** Base64 of the bytes, padded (btoa cannot take characters beyond Latin-1, so bytes, not text). @internal */
+export function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Base64 and base64url; unpadded ones are runs of these, masked as such. */
+function base64Forms(bytes: Uint8Array): string[] {
+  const padded = base64(bytes);
+  return [padded, padded.replaceAll("+", "-").replaceAll("/", "_")];
+}
+
+/** `text` in lower case, one UTF-16 unit for one, so that positions in it are positions in `text`. */
+function folded(text: string): string {
+  let result = "";
+  for (const unit of text) {
+    const lower = unit.toLowerCase();
+    result += lower.length === unit.length ? lower : unit;
+  }
+  return result;
+}
