@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { CfnOutput, CustomResource, Duration, Fn, Lazy, RemovalPolicy, Stack } from "aws-cdk-lib";
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import {
@@ -132,7 +133,7 @@ function readerTimeout(): Duration {
   return Duration.seconds(Math.ceil(WORST_CASE_RUN_MS / 1000) + 10);
 }
 
-const READER_ENTRY = new URL("./key-set-delivery/key-set-reader.ts", import.meta.url).pathname;
+const READER_ENTRY = fileURLToPath(new URL("./key-set-delivery/key-set-reader.ts", import.meta.url));
 
 /** The reader bundled into one CommonJS file: Lambda names inline code index.js. */
 export function readerSource(): string {
