@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
 import { commaList } from "../lambda/comma-list.ts";
 import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "../lambda/http/cors.ts";
+import { deliverableKeySet, KeySetRefusedError } from "./key-set-delivery/public-key-set.ts";
 import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
@@ -19,6 +21,11 @@ export interface ExternalIssuerConfig {
   readonly audience: string | undefined;
   readonly clientIds: string | undefined;
   readonly jwksUrl: string | undefined;
+  /**
+   * `-c jwks=<file>`: the key set to deliver, checked and made compact at synth; `undefined` reads it from
+   * the issuer at deploy time instead (infra/delivered-key-set.ts).
+   */
+  readonly keySetFile: { readonly path: string; readonly keySetJson: string } | undefined;
   readonly requiredScope: string;
 }
 
@@ -64,6 +71,7 @@ export const CONTEXT_KEYS = [
   "audience",
   "clientIds",
   "jwksUrl",
+  "jwks",
   "requiredScope",
   "cognitoDomainPrefix",
   "memorySize",
@@ -227,6 +235,7 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
     audience: optionalString(readContext, "audience"),
     clientIds: optionalString(readContext, "clientIds"),
     jwksUrl: optionalString(readContext, "jwksUrl"),
+    jwks: optionalString(readContext, "jwks"),
     requiredScope: optionalString(readContext, "requiredScope"),
   };
   const domainPrefix = optionalString(readContext, "cognitoDomainPrefix");
@@ -248,12 +257,13 @@ interface ExternalIssuerOptions {
   readonly audience: string | undefined;
   readonly clientIds: string | undefined;
   readonly jwksUrl: string | undefined;
+  readonly jwks: string | undefined;
   readonly requiredScope: string | undefined;
 }
 
 function readExternalIssuer(
   issuer: string,
-  { audience, clientIds, jwksUrl, requiredScope }: ExternalIssuerOptions,
+  { audience, clientIds, jwksUrl, jwks, requiredScope }: ExternalIssuerOptions,
   domainPrefix: string | undefined,
 ): ExternalIssuerConfig {
   if (domainPrefix !== undefined) {
@@ -277,8 +287,32 @@ function readExternalIssuer(
     audience,
     clientIds,
     jwksUrl,
+    keySetFile: jwks === undefined ? undefined : readKeySetFile(jwks),
     requiredScope: requiredScope ?? DEFAULT_REQUIRED_SCOPE,
   };
+}
+
+/** `-c jwks=<file>`: a key-set document whose keys are all public; whether it fits is checked at synth. */
+function readKeySetFile(path: string): { path: string; keySetJson: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ContextError(`Context "jwks" must name a readable key-set file, got "${path}" (${reason})`);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new ContextError(`Context "jwks": ${path} is not JSON`);
+  }
+  try {
+    return { path, keySetJson: deliverableKeySet(document) };
+  } catch (error) {
+    if (!(error instanceof KeySetRefusedError)) throw error;
+    throw new ContextError(`Context "jwks": the key set in ${path} is refused: ${error.message}`);
+  }
 }
 
 /**

@@ -29,6 +29,7 @@ import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
+import { DeliveredKeySet, type KeySetSource } from "./delivered-key-set.ts";
 import { HANDLER_SETTING, handlerCode } from "./handler-code.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
@@ -67,6 +68,8 @@ interface TokenVerification {
   readonly cognitoIssuer: CognitoTokenIssuer | undefined;
   readonly issuerUrl: string;
   readonly environment: Record<string, string>;
+  /** Where the key set the function trusts at cold start comes from (infra/delivered-key-set.ts). */
+  readonly keySetSource: KeySetSource;
 }
 
 /** POST /plants: HTTP API -> Lambda -> DynamoDB, with a Cognito user pool issuing machine tokens by default. */
@@ -78,6 +81,10 @@ export class PlantStoreStack extends Stack {
     const table = this.createOrImportTable(config.existingTableName);
     const tokenVerification = this.createTokenVerification(config.tokenIssuer);
     const handlerParts = this.createHandler(config, table, tokenVerification.environment);
+    new DeliveredKeySet(this, "KeySetDelivery", {
+      handler: handlerParts.handler,
+      source: tokenVerification.keySetSource,
+    });
     const apiParts = this.createApi(config, handlerParts.liveAlias);
     const { handler, liveAlias } = handlerParts;
     const { api, stage } = apiParts;
@@ -326,6 +333,10 @@ export class PlantStoreStack extends Stack {
           JWKS_URL: tokenIssuer.jwksUrl,
           REQUIRED_SCOPE: tokenIssuer.requiredScope,
         }),
+        keySetSource:
+          tokenIssuer.keySetFile === undefined
+            ? { kind: "read-at-deploy", jwksUrl: tokenIssuer.jwksUrl ?? wellKnownJwksUrl(tokenIssuer.issuer) }
+            : { kind: "file", ...tokenIssuer.keySetFile },
       };
     }
     const cognitoIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
@@ -340,6 +351,7 @@ export class PlantStoreStack extends Stack {
         JWT_CLIENT_IDS: cognitoIssuer.client.userPoolClientId,
         REQUIRED_SCOPE: DEFAULT_REQUIRED_SCOPE,
       },
+      keySetSource: { kind: "read-at-deploy", jwksUrl: wellKnownJwksUrl(cognitoIssuer.issuerUrl) },
     };
   }
 }
@@ -360,6 +372,11 @@ const ACCESS_LOG_FIELDS = {
   integrationError: "$context.integrationErrorMessage",
   error: "$context.error.message",
 };
+
+/** Where the handler reads the key set without JWKS_URL (lambda/config.ts): the issuer's well-known path. */
+function wellKnownJwksUrl(issuer: string): string {
+  return `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`;
+}
 
 function definedOnly(values: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(

@@ -20,4 +20,6 @@ export const OUTPUT_KEYS = {
   functionName: "FunctionName",
   functionLogGroupName: "FunctionLogGroupName",
   accessLogGroupName: "AccessLogGroupName",
+  /** What the function was handed of the issuer's key set at deploy time, or why nothing. */
+  deliveredKeySet: "DeliveredKeySet",
 } as const;

@@ -1,5 +1,6 @@
 /** The Lambda environment variables the local run gives the bundled handler, as the stack gives them in AWS. */
 
+import { DELIVERED_KEY_SET_VARIABLE, deliverableKeySet } from "../infra/key-set-delivery/public-key-set.ts";
 import { type Environment, regionFrom } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { type DynamoDbIdentity, LOCAL_CREDENTIALS, LOCAL_IDENTITY, LOCAL_REGION } from "./dynamodb.ts";
@@ -39,9 +40,15 @@ const PASSED_THROUGH = [
   "AWS_XRAY_DAEMON_ADDRESS",
 ] as const;
 
+/** Where the local issuer publishes its key set, and the set itself, delivered as the stack delivers it. */
+export interface LocalIssuerKeys {
+  jwksUrl: string;
+  jwks: object;
+}
+
 export function handlerEnvironment(
   store: StoreTarget,
-  jwksUrl: string,
+  { jwksUrl, jwks }: LocalIssuerKeys,
   env: Environment = process.env,
 ): Record<string, string> {
   const { region, credentials } = storeIdentity(store, env);
@@ -54,6 +61,9 @@ export function handlerEnvironment(
     AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
     JWT_ISSUER: LOCAL_ISSUER,
     JWKS_URL: jwksUrl,
+    // As the stack's deploy-time read hands it over (infra/delivered-key-set.ts): the handler trusts these
+    // keys from its first request and confirms them at JWKS_URL without making a request wait.
+    [DELIVERED_KEY_SET_VARIABLE]: deliverableKeySet(jwks),
     JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
     // Local tokens carry no audience; a value left in the user's shell must not make them all fail.
     JWT_AUDIENCE: "",

@@ -76,7 +76,9 @@ async function withDataDirStore(
   const running = await findRunningServer(dataDir, issuer);
   if (running) {
     const handlerFor = await loadHandlerFactory();
-    return use(handlerFor(handlerEnvironment(running.store, running.jwksUrl)));
+    return use(
+      handlerFor(handlerEnvironment(running.store, { jwksUrl: running.jwksUrl, jwks: issuer.jwks })),
+    );
   }
   const api = await startLocalApi({
     port: 0,

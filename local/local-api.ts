@@ -108,7 +108,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
     const jwksUrl = `${url}${JWKS_PATH}`;
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
-    const environment = handlerEnvironment(store, jwksUrl);
+    const environment = handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks });
     const bundled = handlerFor(environment);
     const invoke = environment.AWS_XRAY_DAEMON_ADDRESS ? sampleEveryInvocation(bundled) : bundled;
     handler.resolve(invoke);

@@ -6,6 +6,7 @@ import { readConfig } from "../../lambda/config.ts";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../lambda/http/cors.ts";
 import {
   deployedHandlerEnvironment,
+  handlerResource,
   onlyLogicalId,
   onlyResource,
   policyOfRole,
@@ -51,14 +52,15 @@ describe("with a bring-your-own issuer", () => {
   });
 
   it("tells the handler the issuer, audience, JWKS URL and scope from context", () => {
-    const variables = (
-      onlyResource(template, "AWS::Lambda::Function").Environment as { Variables: Record<string, unknown> }
-    ).Variables;
+    const variables = (handlerResource(template).Environment as { Variables: Record<string, unknown> })
+      .Variables;
     expect(variables).toEqual({
       TABLE_NAME: RETAINED_TABLE,
       JWT_ISSUER: "https://login.example.com/tenant",
       JWT_AUDIENCE: "api://plants",
       JWKS_URL: "https://login.example.com/tenant/keys",
+      // Read from JWKS_URL at deploy time (delivered-key-set.test.ts).
+      JWKS_JSON: { "Fn::GetAtt": [expect.stringMatching(/^KeySetDelivery[0-9A-F]{8}$/), "KeySet"] },
       REQUIRED_SCOPE: "plants.write",
       STORE_DEADLINE_MS: "3000",
     });
@@ -112,7 +114,7 @@ describe("with sizing and limits from context", () => {
 
 describe("with tracing=false", () => {
   it("leaves X-Ray tracing off: no active tracing, no X-Ray permission", () => {
-    expect(onlyResource(template, "AWS::Lambda::Function")).not.toHaveProperty("TracingConfig");
+    expect(handlerResource(template)).not.toHaveProperty("TracingConfig");
     expect(JSON.stringify(template.findResources("AWS::IAM::Policy"))).not.toContain("xray:");
   });
 });

@@ -18,7 +18,7 @@ import { domainPrefixProblem, withoutReservedWords } from "../../infra/rules/cog
 import type { Template, TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { DEPLOY_RULES } from "../../infra/rules/index.ts";
 import { checkStack, DeployRulesPlugin } from "../../infra/rules/plugin.ts";
-import { synthesisError, synthesizedTemplate } from "../support/synthesize.ts";
+import { ISSUER_KEY_SET_FILE, synthesisError, synthesizedTemplate } from "../support/synthesize.ts";
 
 /** A synth inside a test: seconds on a quiet machine, more beside other suites on two cores. */
 const SYNTH_TIMEOUT_MS = 120_000;
@@ -296,6 +296,12 @@ describe("Cognito domain prefixes", () => {
   });
 });
 
+/** What the guide's shell values stand for here: the retained table's name, the key-set file it downloads. */
+const DOCUMENTED_VALUES: Record<string, string> = {
+  '"$TABLE"': "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F",
+  "issuer-jwks.json": ISSUER_KEY_SET_FILE,
+};
+
 /** Every `npx cdk deploy …` of docs/DEPLOY.md, as the context it passes. */
 function documentedConfigurations(): Record<string, string>[] {
   const page = readFileSync(new URL("../../docs/DEPLOY.md", import.meta.url), "utf8").replace(
@@ -306,7 +312,7 @@ function documentedConfigurations(): Record<string, string>[] {
     Object.fromEntries(
       [...(match[1] ?? "").matchAll(/-c (\w+)=("[^"]*"|\S+)/g)].map(([, key = "", value = ""]) => [
         key,
-        value === '"$TABLE"' ? "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F" : value.replace(/^"|"$/g, ""),
+        DOCUMENTED_VALUES[value] ?? value.replace(/^"|"$/g, ""),
       ]),
     ),
   );

@@ -14,6 +14,8 @@ import { ROUTES, routeKey } from "../../lambda/http/routes.ts";
 import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
 import {
   deployedHandlerEnvironment,
+  handlerLogicalId,
+  handlerResource,
   onlyLogicalId,
   onlyResource,
   policyOfRole,
@@ -26,7 +28,7 @@ const tableRef = { Ref: Match.stringLikeRegexp("^PlantsTable") };
 const userPoolRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPool[0-9A-F]+$") };
 const clientRef = { Ref: Match.stringLikeRegexp("^TokenIssuerUserPoolMachineClient") };
 
-const handlerRef = { Ref: onlyLogicalId(template, "AWS::Lambda::Function") };
+const handlerRef = { Ref: handlerLogicalId(template) };
 const aliasId = onlyLogicalId(template, "AWS::Lambda::Alias");
 const versionId = onlyLogicalId(template, "AWS::Lambda::Version");
 
@@ -40,7 +42,7 @@ function resourceLogicalId(type: string, prefix: string): string {
 }
 
 describe("the handler function", () => {
-  const handler = onlyResource(template, "AWS::Lambda::Function");
+  const handler = handlerResource(template);
 
   it("runs the ESM bundle on Node 24, ARM64, with 1024 MB", () => {
     expect(handler).toMatchObject({
@@ -94,6 +96,7 @@ describe("the handler function", () => {
     });
     const variables = (handler.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(Object.keys(variables).sort()).toEqual([
+      "JWKS_JSON",
       "JWT_CLIENT_IDS",
       "JWT_ISSUER",
       "REQUIRED_SCOPE",
@@ -241,6 +244,7 @@ describe("the HTTP API", () => {
     expect(logGroups.map(([id]) => id.replace(/[0-9A-F]{8}$/, "")).sort()).toEqual([
       "ApiAccessLogGroup",
       "HandlerLogGroup",
+      "KeySetDeliveryReaderLogGroup",
     ]);
     for (const [, logGroup] of logGroups) expect(logGroup.Properties.RetentionInDays).toBe(30);
   });
@@ -465,7 +469,11 @@ describe("the rollout", () => {
       FunctionVersion: { "Fn::GetAtt": [versionId, "Version"] },
       Name: "live",
     });
-    expect(onlyResource(template, "AWS::Lambda::Version")).toEqual({ FunctionName: handlerRef });
+    // The description holds the delivered key set's digest (delivered-key-set.test.ts).
+    expect(onlyResource(template, "AWS::Lambda::Version")).toEqual({
+      FunctionName: handlerRef,
+      Description: { "Fn::Join": [" ", ["JWKS_JSON:", { "Fn::GetAtt": [expect.any(String), "Digest"] }]] },
+    });
   });
 
   it("keeps every published version, so that an operator can point the alias back by hand", () => {

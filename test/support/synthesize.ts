@@ -5,6 +5,7 @@ import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll } from "vitest";
+import { deliverableKeySet } from "../../infra/key-set-delivery/public-key-set.ts";
 import { addPlantStore } from "../../infra/plant-store-app.ts";
 import type { Template as DeployTemplate } from "../../infra/rules/deploy-rule.ts";
 
@@ -124,9 +125,31 @@ export function policyOfRole(template: Template, roleId: string): Record<string,
   return policies[0].Properties;
 }
 
+/** A key-set file as an issuer publishes it (two RSA keys, as Cognito's): `-c jwks=` in docs/DEPLOY.md. */
+export const ISSUER_KEY_SET_FILE = "support/fixtures/issuer-jwks.json";
+
+/** The logical id of the handler function (the stack's other functions serve deploy-time resources). */
+export function handlerLogicalId(template: Template): string {
+  const ids = Object.keys(template.findResources("AWS::Lambda::Function")).filter((id) =>
+    /^Handler[0-9A-F]{8}$/.test(id),
+  );
+  if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one handler, found ${ids.length}`);
+  return ids[0];
+}
+
+/** The handler function's properties. */
+export function handlerResource(template: Template): Record<string, unknown> {
+  const resources = template.findResources("AWS::Lambda::Function") as Resources;
+  return (resources[handlerLogicalId(template)] as { Properties: Record<string, unknown> }).Properties;
+}
+
 /** What a reference in the handler's environment resolves to at deploy, when not an https URL. */
 const RESOLVED_AT_DEPLOY: Record<string, string> = {
   TABLE_NAME: "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F",
+  // What the deploy-time read delivers from a Cognito pool.
+  JWKS_JSON: deliverableKeySet(
+    JSON.parse(readFileSync(new URL(`../../${ISSUER_KEY_SET_FILE}`, import.meta.url), "utf8")),
+  ),
 };
 
 /**
@@ -135,7 +158,7 @@ const RESOLVED_AT_DEPLOY: Record<string, string> = {
  * URL), plus what the Lambda runtime sets.
  */
 export function deployedHandlerEnvironment(template: Template): Record<string, string> {
-  const { Variables } = onlyResource(template, "AWS::Lambda::Function").Environment as {
+  const { Variables } = handlerResource(template).Environment as {
     Variables: Record<string, unknown>;
   };
   const fromTemplate = Object.fromEntries(
