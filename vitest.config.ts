@@ -11,6 +11,8 @@ export default defineConfig({
     // printed beside its failure, and dropped when it passes.
     silent: "passed-only",
     setupFiles: ["test/support/quiet-output.ts"],
+    // After the results: each skipped test, and why (the default reporter only counts them).
+    reporters: ["default", "./test/support/skipped-tests-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

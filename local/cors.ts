@@ -16,6 +16,9 @@ import {
 import { ROUTES } from "../lambda/http/routes.ts";
 import type { HttpApiResult } from "./http-bridge.ts";
 
+/** A page's origin as the docs write it: on 127.0.0.1, the host the local run serves on and prints. */
+export const EXAMPLE_PAGE_ORIGIN = "http://127.0.0.1:5173";
+
 /** The origins allowed to call from a browser, as a browser sends them (`scheme://host[:port]`), or `*`. */
 export type CorsAllowOrigins = readonly string[];
 
@@ -28,7 +31,7 @@ export function corsAllowOriginsFrom(value: string | undefined): CorsAllowOrigin
   const refused = entries.find((entry) => !isCorsOriginEntry(entry));
   if (refused !== undefined) {
     throw new Error(
-      `PLANTS_CORS_ALLOW_ORIGINS entry '${refused}' is not an origin: ${CORS_ORIGIN_RULE} (like http://localhost:5173)`,
+      `PLANTS_CORS_ALLOW_ORIGINS entry '${refused}' is not an origin: ${CORS_ORIGIN_RULE} (like ${EXAMPLE_PAGE_ORIGIN})`,
     );
   }
   return entries;
@@ -69,4 +72,28 @@ export function corsAnswerHeaders(
     "access-control-expose-headers": CORS_EXPOSE_HEADERS.join(","),
     ...(allowOrigin === "*" ? {} : { vary: "origin" }),
   };
+}
+
+/**
+ * Why a browser on `origin` may not read this answer, for the local run's log; undefined when it may (or
+ * when no browser origin was sent). The page itself only ever sees "Failed to fetch".
+ */
+export function originRefusal(
+  origin: string | undefined,
+  allowOrigins: CorsAllowOrigins | undefined,
+): string | undefined {
+  if (origin === undefined) return undefined;
+  if (allowOrigins === undefined) {
+    return `browser origin ${origin} refused: CORS is off (PLANTS_CORS_ALLOW_ORIGINS=${origin} allows it)`;
+  }
+  if (allowedOrigin(origin, allowOrigins) !== undefined) return undefined;
+  const loopbackTwin = origin.replace(
+    /^(https?:\/\/)(localhost|127\.0\.0\.1)(?=:|$)/,
+    (_, scheme, host) => `${scheme}${host === "localhost" ? "127.0.0.1" : "localhost"}`,
+  );
+  const hint =
+    loopbackTwin !== origin && allowOrigins.includes(loopbackTwin)
+      ? ` (localhost and 127.0.0.1 are different origins to a browser)`
+      : "";
+  return `browser origin ${origin} refused: PLANTS_CORS_ALLOW_ORIGINS allows ${allowOrigins.join(", ")}${hint}`;
 }

@@ -40,6 +40,7 @@ export interface HttpApiResult {
 /** API Gateway HTTP APIs refuse larger request bodies. */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
+/** A body over the limit: thrown once the whole body has been read (and the rest of it dropped). */
 export class RequestTooLargeError extends Error {}
 
 /** The path and query exactly as the client sent them, as API Gateway's rawPath and rawQueryString. */
@@ -50,15 +51,42 @@ export function splitTarget(request: IncomingMessage): { rawPath: string; rawQue
   return { rawPath: target.slice(0, queryStart), rawQueryString: target.slice(queryStart + 1) };
 }
 
-export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The request's body. One over `maxBytes` is read to its end all the same, keeping nothing past the limit,
+ * and then refused with RequestTooLargeError: an answer sent while the client is still sending would
+ * reach it as a reset, not as the answer. A body cut short (the client half-closed its side, or went away)
+ * is refused as soon as that is known.
+ */
+export function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const { socket } = request;
+    const settle = (outcome: () => void) => {
+      request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onCutShort);
+      socket.off("end", onCutShort);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+    };
+    const onEnd = () =>
+      settle(() =>
+        size > maxBytes
+          ? reject(new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`))
+          : resolve(Buffer.concat(chunks)),
+      );
+    const onError = (error: Error) => settle(() => reject(error));
+    // The socket's end, before the request's: the client half-closed with the body still incomplete (a
+    // chunked body without its last chunk), and nothing more can come.
+    const onCutShort = () => {
+      if (request.complete) return;
+      onError(new Error("the client ended the request before the end of its body"));
+    };
+    request.on("data", onData).once("end", onEnd).once("error", onError).once("close", onCutShort);
+    socket.once("end", onCutShort);
+  });
 }
 
 export function toHttpApiEvent(

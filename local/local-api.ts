@@ -4,17 +4,19 @@
  * Like the stack's HTTP API it has the routes of lambda/http/routes.ts, answers API Gateway's own 404 elsewhere and
  * its own 500 when the function fails; like the stack's Cognito it also serves POST /oauth2/token for the data
  * dir's app client (see oauth-token-endpoint.ts and local-client.ts). It never refuses a request because it is
- * starting: the port
- * opens once the handler is ready. One process serves a data dir at a time (see data-dir-lock.ts).
+ * starting: a request that comes as soon as the port opens waits until the handler is made and
+ * `client.json` and `server.json` are written, so that whoever got an answer finds both. One process serves
+ * a data dir at a time (see data-dir-lock.ts).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { matchRoute, routeKey, routeOf } from "../lambda/http/routes.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
-import { type CorsAllowOrigins, corsAnswerHeaders, preflightResult } from "./cors.ts";
+import { type CorsAllowOrigins, corsAnswerHeaders, originRefusal, preflightResult } from "./cors.ts";
 import { claimDataDir, DataDirTakenError } from "./data-dir-lock.ts";
 import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
 import { answerStoreFaults, checkStoreOpens } from "./embedded-store-faults.ts";
@@ -83,8 +85,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   await createDataDir(dataDir).catch(cannotUse);
   const claim = await claimDataDir(dataDir).catch(cannotUse);
   const undo: (() => Promise<void>)[] = [claim.release];
-  const handler = deferred<Handler>();
-  const client = deferred<LocalClient>();
+  const serving = deferred<Serving>();
   try {
     const issuer = await loadLocalIssuer(dataDir);
     const { store, closeStore } = await openStore(options);
@@ -96,14 +97,16 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Built and imported before the port opens; what is left (handlerFor) takes no time.
     const handlerFor = await loadHandlerFactory();
     const server = createServer((request, response) => {
+      answering.set(request.socket, response);
+      response.once("close", () => answering.delete(request.socket));
       void serve(request, response, {
         issuer,
-        handler: handler.promise,
-        client: client.promise,
+        serving: serving.promise,
         log,
         corsAllowOrigins: options.corsAllowOrigins,
       });
     });
+    server.on("clientError", answerClientError);
     undo.unshift(() => closeServer(server));
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
     const jwksUrl = `${url}${JWKS_PATH}`;
@@ -111,10 +114,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const environment = handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks });
     const bundled = handlerFor(environment);
     const invoke = environment.AWS_XRAY_DAEMON_ADDRESS ? sampleEveryInvocation(bundled) : bundled;
-    handler.resolve(invoke);
     const localClient = await saveLocalClient(dataDir, { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` });
-    client.resolve(localClient);
     await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
+    serving.resolve({ handler: invoke, client: localClient });
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -133,8 +135,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       },
     };
   } catch (error) {
-    handler.reject(error);
-    client.reject(error);
+    serving.reject(error);
     for (const step of undo) await step().catch(() => undefined);
     throw error;
   }
@@ -156,12 +157,20 @@ async function openStore({
   return { store: { endpoint: dynalite.endpoint, embedded: true, tableName }, closeStore: dynalite.close };
 }
 
+/** What a request needs that exists only once the port is known. */
+interface Serving {
+  handler: Handler;
+  /** As saved in client.json. */
+  client: LocalClient;
+}
+
 interface ServeContext {
   issuer: TokenIssuer;
-  /** Settles once the handler is ready (or could not be made): requests wait for it, never refused. */
-  handler: Promise<Handler>;
-  /** Settles once client.json is saved, like `handler`. */
-  client: Promise<LocalClient>;
+  /**
+   * Settles once the handler is made and client.json and server.json are written (or the start failed):
+   * every request waits for it, never refused, and none is answered before those files exist.
+   */
+  serving: Promise<Serving>;
   log: (line: string) => void;
   corsAllowOrigins: CorsAllowOrigins | undefined;
 }
@@ -173,23 +182,30 @@ async function serve(request: IncomingMessage, response: ServerResponse, context
   const { corsAllowOrigins } = context;
   const origin = request.headers.origin;
   const isPreflight = corsAllowOrigins !== undefined && method === "OPTIONS";
-  const { result, headers, loggedByFunction } = isPreflight
-    ? { result: preflightResult(origin, corsAllowOrigins), headers: {}, loggedByFunction: false }
-    : await answer(request, method, rawPath, context).catch(
-        (error: unknown): Answer => ({
-          // Only reading the request can fail here, for instance when the client goes away mid-body.
-          result: errorResult(400, `the request could not be read: ${String(error)}`),
-          headers: { connection: "close" },
-        }),
-      );
+  const { result, headers, loggedByFunction } = await context.serving.then(
+    (serving): Promise<Answer> | Answer =>
+      isPreflight
+        ? { result: preflightResult(origin, corsAllowOrigins) }
+        : answer(request, method, rawPath, context, serving).catch(
+            (error: unknown): Answer => ({
+              // Only reading the request can fail here: the client went away, or ended it mid-body.
+              result: unreadableRequestResult(rawPath, error),
+              headers: { connection: "close" },
+            }),
+          ),
+    // The start failed, and the process is about to exit: API Gateway's answer to a function that failed.
+    (): Answer => ({ result: jsonResult(500, { message: "Internal Server Error" }) }),
+  );
   // Like API Gateway, the gateway's CORS headers win over any the function set.
   const cors =
     corsAllowOrigins === undefined || isPreflight ? {} : corsAnswerHeaders(origin, corsAllowOrigins);
+  // A browser shows its page nothing of a refused origin but "Failed to fetch": say here what it was.
+  const refusal = originRefusal(origin, corsAllowOrigins);
   try {
     writeHttpApiResult(response, { ...result, headers: { ...result.headers, ...cors } }, headers);
-    if (!loggedByFunction) {
-      context.log(`${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`);
-    }
+    const line = `${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`;
+    if (!loggedByFunction) context.log(refusal ? `${line}: ${refusal}` : line);
+    else if (refusal) context.log(`${method} ${rawPath}: ${refusal}`);
   } catch (error) {
     // A result API Gateway could not send either (a bad status or header): the client gets a reset.
     console.error(`could not answer ${method} ${rawPath}:`, error);
@@ -208,7 +224,8 @@ async function answer(
   request: IncomingMessage,
   method: string,
   rawPath: string,
-  { issuer, handler, client }: ServeContext,
+  { issuer }: ServeContext,
+  { handler, client }: Serving,
 ): Promise<Answer> {
   const requestId = randomUUID();
   // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
@@ -218,18 +235,16 @@ async function answer(
       body = await readBody(request, MAX_TOKEN_REQUEST_BYTES);
     } catch (error) {
       if (!(error instanceof RequestTooLargeError)) throw error;
-      return {
-        result: oauthError("invalid_request"),
-        headers: { connection: "close", "x-amzn-requestid": requestId },
-      };
+      return { result: oauthError("invalid_request"), headers: { "x-amzn-requestid": requestId } };
     }
+    // Every copy of a repeated header, as /plants sees them: two Authorization headers are refused.
     const tokenRequest = {
-      authorization: request.headers.authorization,
-      contentType: request.headers["content-type"],
+      authorization: request.headersDistinct.authorization ?? [],
+      contentType: request.headersDistinct["content-type"] ?? [],
       body: body.toString("utf8"),
     };
     return {
-      result: await answerTokenRequest(tokenRequest, await client, issuer),
+      result: await answerTokenRequest(tokenRequest, client, issuer),
       headers: { "x-amzn-requestid": requestId },
     };
   }
@@ -245,11 +260,11 @@ async function answer(
     body = await readBody(request);
   } catch (error) {
     if (!(error instanceof RequestTooLargeError)) throw error;
-    return { result: errorResult(413, error.message), headers: { connection: "close" } };
+    return { result: errorResult(413, error.message) };
   }
   const event = toHttpApiEvent(request, body, routeKey(route), requestId);
   try {
-    const result = await (await handler)(event);
+    const result = await handler(event);
     return { result, headers: { "apigw-requestid": requestId }, loggedByFunction: true };
   } catch (error) {
     // The handler promises never to throw; if it does (or its instance could not be made), API Gateway
@@ -260,6 +275,15 @@ async function answer(
       headers: { "apigw-requestid": requestId },
     };
   }
+}
+
+/** A request whose body could not be read to its end: the token endpoint's OAuth error, or the API's Error body. */
+function unreadableRequestResult(rawPath: string, error: unknown): HttpApiResult {
+  if (rawPath === TOKEN_PATH) return oauthError("invalid_request");
+  return errorResult(
+    400,
+    `the request could not be read: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 function errorResult(status: number, message: string): HttpApiResult {
@@ -291,6 +315,25 @@ function closeServer(server: Server): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+/** The answer under way on each connection, if any. */
+const answering = new WeakMap<Socket, ServerResponse>();
+
+/**
+ * What Node does on a request it cannot parse (a bare 400, then the connection cut), except while a
+ * request is being answered on that connection: a chunked body whose sender half-closed before its last
+ * chunk is such a parse error, and that request gets its own answer (readBody refuses the body cut
+ * short), after which the connection closes.
+ */
+function answerClientError(error: Error, socket: Duplex): void {
+  const response = answering.get(socket as Socket);
+  if (response && !response.headersSent) {
+    response.shouldKeepAlive = false;
+    return;
+  }
+  if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  else socket.destroy(error);
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(reason: unknown): void } {

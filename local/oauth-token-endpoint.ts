@@ -7,6 +7,13 @@
  * OAuth error body (§5.2) as Cognito does: 400 invalid_request, unsupported_grant_type, invalid_scope (a
  * scope the app client was not granted: Cognito refuses it rather than leaving it out); 401
  * invalid_client, with a `WWW-Authenticate: Basic` challenge (RFC 9110 §15.5.2).
+ *
+ * As strict on headers as /plants: two Authorization or Content-Type headers are invalid_request (§5.2:
+ * "includes multiple credentials"). Basic is exactly `Basic`, one space and the padded standard base64 of
+ * RFC 4648 §4 that RFC 7617 §2 names (the scheme's name in any case, RFC 9110 §11.1); anything else
+ * naming the scheme (a tab or two spaces after it, unpadded or base64url text) is invalid_request, not a
+ * guess. A scope is a set (§3.3: each string adds an access range, in any order), so a scope asked twice is
+ * granted once; a scope value that is not `scope-token *( SP scope-token )` is invalid_scope.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
@@ -25,8 +32,10 @@ export const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
 const TOKEN_ENDPOINT_CHALLENGE = 'Basic realm="oauth2/token", charset="UTF-8"';
 
 export interface TokenRequest {
-  authorization: string | undefined;
-  contentType: string | undefined;
+  /** Every Authorization header the request carries, in order (an empty one counts as none). */
+  authorization: readonly string[];
+  /** Every Content-Type header, likewise. */
+  contentType: readonly string[];
   body: string;
 }
 
@@ -37,25 +46,28 @@ export async function answerTokenRequest(
   client: LocalClient,
   issuer: TokenIssuer,
 ): Promise<HttpApiResult> {
-  const mediaType = request.contentType?.split(";")[0]?.trim().toLowerCase();
+  const authorization = request.authorization.filter((value) => value !== "");
+  if (authorization.length > 1 || request.contentType.length > 1) return oauthError("invalid_request");
+  const mediaType = request.contentType[0]?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/x-www-form-urlencoded") return oauthError("invalid_request");
   const form = new URLSearchParams(request.body);
   const names = [...form.keys()];
   if (new Set(names).size !== names.length) return oauthError("invalid_request");
-  const authentication = clientAuthentication(request.authorization, form);
-  if (authentication === "more than one method") return oauthError("invalid_request");
+  const authentication = clientAuthentication(authorization[0], form);
+  if (authentication === "malformed") return oauthError("invalid_request");
   if (authentication === undefined || !authenticates(authentication, client)) {
     return oauthError("invalid_client");
   }
   const grantType = form.get("grant_type");
   if (grantType === null) return oauthError("invalid_request");
   if (grantType !== "client_credentials") return oauthError("unsupported_grant_type");
-  const asked = form
-    .get("scope")
-    ?.split(" ")
-    .filter((scope) => scope !== "");
-  if (asked?.some((scope) => !LOCAL_CLIENT_SCOPES.includes(scope))) return oauthError("invalid_scope");
-  const scope = (asked?.length ? asked : LOCAL_CLIENT_SCOPES).join(" ");
+  // §3.1: a parameter sent without a value is as if it were not sent.
+  const scopeValue = form.get("scope") || undefined;
+  const asked = scopeValue === undefined ? LOCAL_CLIENT_SCOPES : scopesOf(scopeValue);
+  if (asked === undefined || asked.some((scope) => !LOCAL_CLIENT_SCOPES.includes(scope))) {
+    return oauthError("invalid_scope");
+  }
+  const scope = asked.join(" ");
   const accessToken = await issuer.mint({
     scope,
     clientId: client.clientId,
@@ -73,29 +85,39 @@ interface ClientAuthentication {
 }
 
 /**
- * The id and secret the request authenticates with, by HTTP Basic or in the body; undefined when it
- * sends none or a malformed Basic header.
+ * The id and secret the request authenticates with, by HTTP Basic or in the body; undefined when it sends
+ * none (or another scheme than Basic), "malformed" for two methods at once or a Basic header that is not
+ * exactly one `Basic <padded base64>`.
  */
 function clientAuthentication(
   authorization: string | undefined,
   form: URLSearchParams,
-): ClientAuthentication | "more than one method" | undefined {
+): ClientAuthentication | "malformed" | undefined {
   const bodySecret = form.get("client_secret") ?? undefined;
   const bodyClientId = form.get("client_id") ?? undefined;
-  if (authorization) {
-    if (bodySecret !== undefined) return "more than one method";
+  if (authorization !== undefined) {
+    if (bodySecret !== undefined) return "malformed"; // two methods at once (§2.3)
+    if (!NAMES_BASIC_SCHEME.test(authorization)) return undefined;
     const basic = basicCredentials(authorization);
-    return basic && { ...basic, bodyClientId };
+    return basic ? { ...basic, bodyClientId } : "malformed";
   }
   if (bodySecret === undefined || bodyClientId === undefined) return undefined;
   return { clientId: bodyClientId, clientSecret: bodySecret };
 }
 
+/** The Basic scheme named at the start of the value, followed by anything or nothing. */
+const NAMES_BASIC_SCHEME = /^Basic(?![!#$%&'*+\-.^_`|~0-9A-Za-z])/i;
+/** `Basic`, one space, padded standard base64 (RFC 7617 §2, RFC 4648 §4); Node has trimmed the value. */
+const BASIC_CREDENTIALS = /^Basic ((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/i;
+
 /** HTTP Basic with the client's id and secret, each form-encoded first (RFC 6749 §2.3.1). */
 function basicCredentials(authorization: string): { clientId: string; clientSecret: string } | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization);
-  if (!match?.[1]) return undefined;
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const encoded = BASIC_CREDENTIALS.exec(authorization)?.[1];
+  if (!encoded) return undefined;
+  const bytes = Buffer.from(encoded, "base64");
+  // Padding bits that are not zero: the text is not what encoding any bytes gives.
+  if (bytes.toString("base64") !== encoded) return undefined;
+  const decoded = bytes.toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon === -1) return undefined;
   try {
@@ -106,6 +128,12 @@ function basicCredentials(authorization: string): { clientId: string; clientSecr
   } catch {
     return undefined;
   }
+}
+
+/** RFC 6749 §3.3: scope-token *( SP scope-token ), each token once; undefined when malformed. */
+function scopesOf(value: string): string[] | undefined {
+  if (!/^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(value)) return undefined;
+  return [...new Set(value.split(" "))];
 }
 
 function authenticates({ clientId, clientSecret, bodyClientId }: ClientAuthentication, client: LocalClient) {

@@ -4,6 +4,7 @@ import { type LocalApi, startLocalApi } from "./local-api.ts";
 import { localClientPath } from "./local-client.ts";
 import {
   corsSettingFrom,
+  daemonAddressFrom,
   dataDirFrom,
   dynamoDbEndpointFrom,
   portFrom,
@@ -63,7 +64,7 @@ const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir
 const storeDescription = api.store.embedded
   ? `embedded DynamoDB (dynalite), data in ${dataDir}`
   : `DynamoDB at ${api.store.endpoint}`;
-const daemonAddress = process.env.AWS_XRAY_DAEMON_ADDRESS?.trim();
+const daemonAddress = daemonAddressFrom(process.env);
 const tracesLine = daemonAddress
   ? `  traces: every request sampled, its subsegments sent to udp ${daemonAddress} (print them: npm run traces)\n`
   : "";
@@ -73,7 +74,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
-  cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}
+  cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}; a refused browser origin is logged
 ${tracesLine}  Ctrl-C stops it.`);
 
 /** Holds what is written to stdout until `releaseAfter(first)` prints `first`, then all it held. */

@@ -6,6 +6,7 @@
 import { createSocket } from "node:dgram";
 import { fileURLToPath } from "node:url";
 import { DAEMON_HEADER, parseDaemonAddress } from "../lambda/tracing/daemon-client.ts";
+import { daemonAddressFrom } from "./local-settings.ts";
 
 const DEFAULT_DAEMON_ADDRESS = "127.0.0.1:2000";
 
@@ -16,6 +17,20 @@ const DEFAULT_DAEMON_ADDRESS = "127.0.0.1:2000";
 export function segmentDocumentOf(text: string): Record<string, unknown> | undefined {
   if (!text.startsWith(DAEMON_HEADER)) return undefined;
   return JSON.parse(text.slice(DAEMON_HEADER.length)) as Record<string, unknown>;
+}
+
+/**
+ * `text` with every control character written as an escape (`\x1b`, `\x0a`, `\u2028`), and so is every
+ * bidirectional override: a datagram is anyone's to send, and printed raw its ANSI sequences, line breaks
+ * or reordered text would rewrite or forge the terminal's lines.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (character) => {
+    const code = character.charCodeAt(0);
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
 }
 
 /**
@@ -50,7 +65,7 @@ export function describeSubsegment(document: Record<string, unknown>): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const given = process.env.AWS_XRAY_DAEMON_ADDRESS?.trim() || DEFAULT_DAEMON_ADDRESS;
+  const given = daemonAddressFrom(process.env) ?? DEFAULT_DAEMON_ADDRESS;
   const address = parseDaemonAddress(given);
   if (address === undefined) {
     console.error(`npm run traces: AWS_XRAY_DAEMON_ADDRESS must be host:port, got '${given}'`);
@@ -61,10 +76,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const text = message.toString("utf8");
     try {
       const document = segmentDocumentOf(text);
-      if (document === undefined) return console.log(`(not a segment document) ${text}`);
-      console.log(describeSubsegment(document));
+      if (document === undefined) return console.log(printable(`(not a segment document) ${text}`));
+      console.log(printable(describeSubsegment(document)));
     } catch {
-      console.log(`(unreadable) ${text}`);
+      console.log(printable(`(unreadable) ${text}`));
     }
   });
   socket.on("error", (error) => {

@@ -39,9 +39,10 @@ if (chromiumMissing && process.env.CI) {
   // In CI the browser test runs, always: .ci/run installs chromium when it is missing.
   throw new Error(`${CHROMIUM_PATH} is missing in CI: apt-get install -y chromium (as .ci/run does)`);
 }
-if (chromiumMissing) {
-  console.warn(`browser test skipped: ${CHROMIUM_PATH} is missing (apt-get install -y chromium as root)`);
-}
+/** The group's name says why it is skipped, for npm test's list of skipped tests (skipped-tests-reporter.ts). */
+const SKIP_REASON = chromiumMissing
+  ? ` (skipped: ${CHROMIUM_PATH} is missing; apt-get install -y chromium as root)`
+  : "";
 
 /** The page loads the built client as an app would, and leaves it on `window` for the test to drive. */
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>plants</title>
@@ -86,7 +87,7 @@ async function startPageServer(clientBundle: string, tokenFor: (request: number)
   };
 }
 
-describe.skipIf(chromiumMissing)("the client in headless Chromium, from another origin", () => {
+describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another origin${SKIP_REASON}`, () => {
   let work: string;
   let run: FaultyLocalRun;
   let page: Awaited<ReturnType<typeof startPageServer>>;

@@ -76,24 +76,24 @@ const FACTS: readonly DocumentedFact[] = [
     fact: "the store deadline (ms)",
     value: DEFAULT_STORE_DEADLINE_MS,
     statedIn: {
-      "README.md": [
-        says`\`STORE_DEADLINE_MS\` | no | time spent on the store, retries included, before answering 503; default ${N}`,
-      ],
       "docs/LOCAL.md": [seconds(says`own ${N} s store deadline`)],
       "openapi/openapi.yaml": [seconds(says`a ${N} s deadline`)],
-      "docs/DEPLOY.md": [says`at most \`STORE_DEADLINE_MS\` (${N} ms)`],
+      "docs/DEPLOY.md": [
+        says`at most \`STORE_DEADLINE_MS\` (${N} ms)`,
+        says`\`STORE_DEADLINE_MS\` | no | time spent on the store, retries included, before answering 503; default ${N}`,
+      ],
     },
   },
   {
     fact: "the time one store call may take (ms)",
     value: DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,
-    statedIn: { "README.md": [says`time one store call may take; default ${N}`] },
+    statedIn: { "docs/DEPLOY.md": [says`time one store call may take; default ${N}`] },
   },
   {
     fact: "the store calls per request",
     value: DEFAULT_STORE_MAX_ATTEMPTS,
     statedIn: {
-      "README.md": [says`store calls per request, the first included; default ${N}`],
+      "docs/DEPLOY.md": [says`store calls per request, the first included; default ${N}`],
       "openapi/openapi.yaml": [says`at most ${N} calls per request`],
     },
   },
@@ -159,11 +159,7 @@ const FACTS: readonly DocumentedFact[] = [
     fact: "the required scope",
     value: DEFAULT_REQUIRED_SCOPE,
     statedIn: {
-      "README.md": [
-        says`the scope \`${NAME}\``,
-        says`the scope '${NAME}'`,
-        says`\`REQUIRED_SCOPE\` | no | default \`${NAME}\``,
-      ],
+      "README.md": [says`the scope \`${NAME}\``, says`the scope '${NAME}'`],
       "docs/LOCAL.md": [
         says`scope \`${NAME}\`, valid for one hour`,
         says`space-separated scopes instead of \`${NAME}\``,
@@ -173,6 +169,7 @@ const FACTS: readonly DocumentedFact[] = [
         says`scope \`${NAME}\`)`,
         says`-d scope=${NAME} `,
         says`| \`requiredScope\` | \`${NAME}\` |`,
+        says`\`REQUIRED_SCOPE\` | no | default \`${NAME}\``,
       ],
     },
   },

@@ -1,6 +1,9 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
+import { freePort } from "../support/free-port.ts";
 import { tempDataDir } from "../support/local-run.ts";
 
 function post(api: LocalApi, token: string, body: object) {
@@ -63,6 +66,30 @@ describe("startLocalApi, in-process (as the benchmark uses it)", () => {
       await Promise.all(apis.map((api) => api.close()));
     }
     expect(process.env).toEqual(environmentBefore);
+  });
+
+  it("has written server.json and client.json, naming its port, before it answers anything", async () => {
+    const dataDir = await tempDataDir();
+    const port = await freePort();
+    const starting = startLocalApi({ port, dataDir, log: () => {} });
+    // A tool that polls the port and reads the files at its first 200 must find both. The key set answers
+    // without the handler, the earliest answer there is; polled from this process, the poll runs between
+    // the start's own steps, where a file written after the port opened would not be there yet.
+    let answered = false;
+    while (!answered) {
+      answered = await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+    }
+    const [record, client] = await Promise.all(
+      ["server.json", "client.json"].map((name) =>
+        readFile(join(dataDir, name), "utf8").then(JSON.parse, (error: Error) => error.message),
+      ),
+    );
+    await (await starting).close();
+    expect(record).toMatchObject({ url: `http://127.0.0.1:${port}` });
+    expect(client).toMatchObject({ tokenUrl: `http://127.0.0.1:${port}/oauth2/token` });
   });
 
   it("refuses a second start on a data dir this process already serves", async () => {

@@ -1,0 +1,48 @@
+/**
+ * README.md's field table and 409 example restate the contract: `npm run generate` writes them from
+ * openapi/openapi.yaml (tools/readme-contract.ts). The README must be as the generator writes it, and a
+ * field added to the document shows in both without any other edit.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { fieldTable, readmeFromContract, readOpenApiDocument } from "../../tools/readme-contract.ts";
+
+const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const document = readOpenApiDocument();
+
+/** A copy of the document with one more optional text field, as docs/CHANGING.md adds one. */
+function withField(name: string): typeof document {
+  const copy = structuredClone(document) as {
+    components: { schemas: Record<string, Record<string, unknown>> };
+  };
+  for (const schema of ["NewPlant", "Plant"]) {
+    const properties = copy.components.schemas[schema]?.properties as Record<string, unknown>;
+    properties[name] = { $ref: "#/components/schemas/PlantTag" };
+  }
+  return copy;
+}
+
+describe("README.md", () => {
+  it("is as npm run generate writes it from openapi/openapi.yaml (run it after editing the document)", () => {
+    expect(readmeFromContract(readme, document)).toBe(readme);
+  });
+
+  it("shows every field of NewPlant, with the 409 example naming every stored one", () => {
+    expect(readme).toContain(fieldTable(document));
+    expect(readme).toContain("`a plant with id 1 already exists with another name or tag`");
+  });
+});
+
+describe("a field added to the document", () => {
+  it.each(["color", "scientific_name"])("%s: gets its row and its place in the 409 example", (name) => {
+    const regenerated = readmeFromContract(readme, withField(name));
+    expect(regenerated).toContain(
+      `| \`${name}\` | string | optional; 1 to 64 characters; a \`PlantText\`: not blank, no control characters, no U+FFFD |`,
+    );
+    expect(regenerated).toContain(`a plant with id 1 already exists with another name, tag or ${name}\``);
+    // Nothing else of the README changes.
+    const withoutContract = (text: string) =>
+      text.replace(/^\| `\w+` \| \w+ \| .*\|\n/gm, "").replace(/already exists with another [^`]*/g, "");
+    expect(withoutContract(regenerated)).toBe(withoutContract(readme));
+  });
+});
