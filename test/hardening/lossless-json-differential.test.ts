@@ -1,15 +1,16 @@
 /**
  * The lossless JSON parser (lambda/request/lossless-json.ts) against JSON.parse with source text access
- * (the reviver's `context.source`, Node 22+), differentially: documents generated from a seed, with big and
- * odd numbers (-0, 1e400, 0.1e-400, 2^63, 60-digit integers, every exponent form), strings of every
- * escape, duplicate keys, unpaired surrogates, deep nesting, invalid lexemes and one-character mutations.
+ * (the reviver's `context.source`: Node 24 has it, Node 20 does not), differentially: documents
+ * generated from a seed, with big and odd numbers (-0, 1e400, 0.1e-400, 2^63, 60-digit integers, every
+ * exponent form), strings of every escape, duplicate keys, unpaired surrogates, deep nesting, invalid
+ * lexemes and one-character mutations.
  *
  * The reference is JSON.parse plus the parser's documented rule for numbers, computed from each number's
  * source text with BigInt arithmetic: an integer value as a number when safe and as an exact bigint
  * otherwise (past 40 digits, JSON.parse's nearest double), any other value as JSON.parse's double, or NaN
  * when that double is an integer. Where JSON.parse refuses, the parser must refuse; where it accepts, the
- * parser must give the reference's value, but for INTENDED_DIFFERENCES, each found from JSON.parse's own
- * result and needed by at least one document. `npm run fuzz` runs a larger corpus; FUZZ_SEED another one.
+ * parser must give the reference's value, but for INTENDED_DIFFERENCES, each found from the text and
+ * JSON.parse's result and needed by at least one document. `npm run fuzz` runs a larger corpus; FUZZ_SEED another one.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
