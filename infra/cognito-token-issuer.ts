@@ -1,4 +1,4 @@
-import { Duration, Fn, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
 import {
   AccountRecovery,
   FeaturePlan,
@@ -11,6 +11,7 @@ import {
 import { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { withoutReservedWords } from "./rules/cognito-domain-prefix.ts";
+import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
 /**
  * The scope the handler requires by default, as Cognito builds it: `<resource server identifier>/<scope
@@ -84,6 +85,21 @@ export class CognitoTokenIssuer extends Construct {
     );
     return userPool;
   }
+}
+
+/** How to get a token from `issuer`, as outputs of `stack`; the client secret itself is never an output. */
+export function addTokenIssuerOutputs(stack: Stack, issuer: CognitoTokenIssuer): void {
+  const { userPoolId } = issuer.userPool;
+  const clientId = issuer.client.userPoolClientId;
+  new CfnOutput(stack, OUTPUT_KEYS.tokenEndpoint, { value: issuer.tokenEndpoint });
+  new CfnOutput(stack, OUTPUT_KEYS.clientId, { value: clientId });
+  new CfnOutput(stack, OUTPUT_KEYS.userPoolId, { value: userPoolId });
+  new CfnOutput(stack, OUTPUT_KEYS.clientSecretCommand, {
+    value:
+      `aws cognito-idp describe-user-pool-client --region ${stack.region} --user-pool-id ${userPoolId} ` +
+      `--client-id ${clientId} --query UserPoolClient.ClientSecret --output text`,
+    description: "Prints the app client's secret (the secret itself is never an output)",
+  });
 }
 
 /** The one confidential client: the client-credentials grant for the write scope, nothing else. */

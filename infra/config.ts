@@ -38,6 +38,37 @@ export interface CustomDomainConfig {
   readonly hostedZoneId: string | undefined;
 }
 
+/**
+ * The Regions that may hold the replicas (and the witness) of one DynamoDB table with multi-Region strong
+ * consistency: DynamoDB accepts such a table only within one of these sets.
+ */
+export const MRSC_REGION_SETS: readonly (readonly string[])[] = [
+  ["us-east-1", "us-east-2", "us-west-2"],
+  ["eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"],
+  ["ap-northeast-1", "ap-northeast-2", "ap-northeast-3"],
+];
+
+/**
+ * `-c regions=…`: a stack per Region, each serving from its own replica of one strongly consistent table
+ * (docs/DEPLOY.md, "Multi-Region"). The first Region also holds the table's definition and the user pool.
+ */
+export interface MultiRegionConfig {
+  /** The serving Regions, in the order given: three, or two with a witness. */
+  readonly regions: readonly string[];
+  /** The Region that holds a copy of the table's change log only, when two Regions serve. */
+  readonly witnessRegion: string | undefined;
+  /** One name for every Region, with latency routing; `undefined` leaves each Region on its own URL. */
+  readonly domain: MultiRegionDomainConfig | undefined;
+}
+
+/** One domain name in a Route 53 hosted zone, served by every Region through its own certificate. */
+export interface MultiRegionDomainConfig {
+  readonly domainName: string;
+  readonly hostedZoneId: string;
+  /** Each Region's ACM certificate for `domainName`, by Region. */
+  readonly certificateArns: Readonly<Record<string, string>>;
+}
+
 /** How CodeDeploy moves traffic to a new version of the function. */
 export const DEPLOYMENT_STYLES = ["canary", "all-at-once"] as const;
 export type DeploymentStyle = (typeof DEPLOYMENT_STYLES)[number];
@@ -86,6 +117,9 @@ export const CONTEXT_KEYS = [
   "alarmEmail",
   "tableName",
   "tracing",
+  "regions",
+  "witnessRegion",
+  "certificateArns",
 ] as const;
 
 export const CONTEXT_DEFAULTS = {
@@ -334,6 +368,8 @@ function readDeploymentStyle(readContext: ContextReader): DeploymentStyle {
 }
 
 function readCustomDomain(readContext: ContextReader): CustomDomainConfig | undefined {
+  // With several Regions the domain is theirs: readMultiRegionConfig reads it.
+  if (optionalString(readContext, "regions") !== undefined) return undefined;
   const domainName = optionalString(readContext, "domainName");
   const certificateArn = optionalString(readContext, "certificateArn");
   const hostedZoneId = optionalString(readContext, "hostedZoneId");
@@ -354,18 +390,122 @@ function readCustomDomain(readContext: ContextReader): CustomDomainConfig | unde
       `Context "domainName" needs "certificateArn": an ACM certificate for ${domainName} in the stack's region`,
     );
   }
+  requireCertificateArn("certificateArn", certificateArn);
+  if (hostedZoneId !== undefined) requireHostedZoneId(hostedZoneId);
+  return { domainName, certificateArn, hostedZoneId };
+}
+
+function requireCertificateArn(key: string, certificateArn: string): void {
   if (!/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/.test(certificateArn)) {
     throw new ContextError(
-      `Context "certificateArn" must be an ACM certificate ARN ` +
+      `Context "${key}" must be an ACM certificate ARN ` +
         `(arn:aws:acm:<region>:<account>:certificate/<id>), got "${certificateArn}"`,
     );
   }
-  if (hostedZoneId !== undefined && !/^Z[A-Z0-9]{1,31}$/.test(hostedZoneId)) {
+}
+
+function requireHostedZoneId(hostedZoneId: string): void {
+  if (!/^Z[A-Z0-9]{1,31}$/.test(hostedZoneId)) {
     throw new ContextError(
       `Context "hostedZoneId" must be a Route 53 hosted zone id like Z0123456789ABC, got "${hostedZoneId}"`,
     );
   }
-  return { domainName, certificateArn, hostedZoneId };
+}
+
+const MRSC_SETS_TEXT = MRSC_REGION_SETS.map((set) => set.join(", ")).join("; ");
+
+/**
+ * `-c regions=r1,r2,r3`, or two Regions and `-c witnessRegion=`, all of one MRSC Region set; `undefined`
+ * without `regions` (the single-Region stack). With `-c domainName=` it needs `hostedZoneId` (the latency
+ * records) and `certificateArns`, one certificate per Region, each matched to its Region by its ARN.
+ */
+export function readMultiRegionConfig(readContext: ContextReader): MultiRegionConfig | undefined {
+  const regionsText = optionalString(readContext, "regions");
+  const witnessRegion = optionalString(readContext, "witnessRegion");
+  const certificateArnsText = optionalString(readContext, "certificateArns");
+  if (regionsText === undefined) {
+    const stray = Object.entries({ witnessRegion, certificateArns: certificateArnsText }).find(
+      ([, value]) => value !== undefined,
+    );
+    if (stray) throw new ContextError(`Context "${stray[0]}" only applies with "regions" (multi-Region)`);
+    return undefined;
+  }
+  const regions = commaList(regionsText);
+  const replicaCount = witnessRegion === undefined ? 3 : 2;
+  const all = witnessRegion === undefined ? regions : [...regions, witnessRegion];
+  const set = MRSC_REGION_SETS.find((candidate) => all.every((region) => candidate.includes(region)));
+  if (regions.length !== replicaCount || new Set(all).size !== all.length || set === undefined) {
+    const given = `got regions "${regions.join(",")}"${witnessRegion === undefined ? "" : ` and witnessRegion "${witnessRegion}"`}`;
+    throw new ContextError(
+      `Context "regions" must be three different Regions of one multi-Region strong consistency set, or two ` +
+        `and a "witnessRegion" of the same set (DynamoDB accepts no other): ${MRSC_SETS_TEXT}; ${given}`,
+    );
+  }
+  if (optionalString(readContext, "certificateArn") !== undefined) {
+    throw new ContextError(
+      `Context "certificateArn" does not apply with "regions": give each Region its certificate in "certificateArns"`,
+    );
+  }
+  return { regions, witnessRegion, domain: readMultiRegionDomain(readContext, regions, certificateArnsText) };
+}
+
+function readMultiRegionDomain(
+  readContext: ContextReader,
+  regions: readonly string[],
+  certificateArnsText: string | undefined,
+): MultiRegionDomainConfig | undefined {
+  const domainName = optionalString(readContext, "domainName");
+  const hostedZoneId = optionalString(readContext, "hostedZoneId");
+  if (domainName === undefined) {
+    const stray = Object.entries({ certificateArns: certificateArnsText, hostedZoneId }).find(
+      ([, value]) => value !== undefined,
+    );
+    if (stray)
+      throw new ContextError(`Context "${stray[0]}" only applies with "domainName" (a custom domain)`);
+    return undefined;
+  }
+  if (!isHostName(domainName)) {
+    throw new ContextError(
+      `Context "domainName" must be a fully qualified host name like api.example.com, got "${domainName}"`,
+    );
+  }
+  if (hostedZoneId === undefined) {
+    throw new ContextError(
+      `Context "domainName" with "regions" needs "hostedZoneId": the stacks route ${domainName} to the ` +
+        "nearest healthy Region with Route 53 latency records in that hosted zone",
+    );
+  }
+  requireHostedZoneId(hostedZoneId);
+  const certificateArns = readCertificateArns(certificateArnsText, regions, domainName);
+  return { domainName, hostedZoneId, certificateArns };
+}
+
+/** `-c certificateArns=arn1,arn2,…`: exactly one ACM certificate in each Region, known by its ARN's Region. */
+function readCertificateArns(
+  text: string | undefined,
+  regions: readonly string[],
+  domainName: string,
+): Record<string, string> {
+  const need = `one ACM certificate for ${domainName} in each of ${regions.join(", ")} (API Gateway takes a regional domain's certificate from its own Region)`;
+  if (text === undefined) {
+    throw new ContextError(`Context "domainName" with "regions" needs "certificateArns": ${need}`);
+  }
+  const byRegion: Record<string, string> = {};
+  for (const arn of commaList(text)) {
+    requireCertificateArn("certificateArns", arn);
+    const region = arn.split(":")[3] ?? "";
+    if (!regions.includes(region) || byRegion[region] !== undefined) {
+      throw new ContextError(
+        `Context "certificateArns" must hold ${need}; "${arn}" is ${byRegion[region] === undefined ? "in no serving Region" : `a second certificate in ${region}`}`,
+      );
+    }
+    byRegion[region] = arn;
+  }
+  const missing = regions.filter((region) => byRegion[region] === undefined);
+  if (missing.length > 0) {
+    throw new ContextError(`Context "certificateArns" must hold ${need}; none is in ${missing.join(", ")}`);
+  }
+  return byRegion;
 }
 
 /** Lowercase labels of letters, digits and inner hyphens, at least two of them; no trailing dot. */

@@ -9,7 +9,7 @@ import {
   PayloadFormatVersion,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import { AttributeType, BillingMode, Table, TableBase, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import { BillingMode, Table, TableBase, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import {
   Alias,
@@ -25,12 +25,13 @@ import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/def
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../lambda/http/cors.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
-import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
+import { addTokenIssuerOutputs, CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
 import { DeliveredKeySet, type KeySetSource } from "./delivered-key-set.ts";
 import { HANDLER_SETTING, handlerCode } from "./handler-code.ts";
+import { PLANTS_PARTITION_KEY, PLANTS_TABLE_KEEPING } from "./plants-table.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
@@ -74,6 +75,10 @@ interface TokenVerification {
 
 /** POST /plants: HTTP API -> Lambda -> DynamoDB, with a Cognito user pool issuing machine tokens by default. */
 export class PlantStoreStack extends Stack {
+  /** The HTTP API and its stage, for what is built around the stack (the multi-Region routing). */
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+
   constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
     super(scope, id, props);
     const { config } = props;
@@ -88,6 +93,8 @@ export class PlantStoreStack extends Stack {
     const apiParts = this.createApi(config, handlerParts.liveAlias);
     const { handler, liveAlias } = handlerParts;
     const { api, stage } = apiParts;
+    this.api = api;
+    this.stage = stage;
 
     const alarms = new PlantStoreAlarms(this, "Alarms", {
       api,
@@ -130,13 +137,11 @@ export class PlantStoreStack extends Stack {
       return imported;
     }
     return new Table(this, "PlantsTable", {
-      partitionKey: { name: "id", type: AttributeType.NUMBER },
+      partitionKey: PLANTS_PARTITION_KEY,
       billingMode: BillingMode.PAY_PER_REQUEST,
       // Encrypted at rest with the AWS managed key aws/dynamodb: key use shows in CloudTrail, no key to manage.
       encryption: TableEncryption.AWS_MANAGED,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+      ...PLANTS_TABLE_KEEPING,
     });
   }
 
@@ -303,22 +308,7 @@ export class PlantStoreStack extends Stack {
     });
     new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: handlerParts.logGroup.logGroupName });
     new CfnOutput(this, OUTPUT_KEYS.accessLogGroupName, { value: apiParts.accessLogGroup.logGroupName });
-    if (tokenVerification.cognitoIssuer) this.addCognitoOutputs(tokenVerification.cognitoIssuer);
-  }
-
-  /** How to get a token from the stack's own issuer; the client secret itself is never an output. */
-  private addCognitoOutputs(issuer: CognitoTokenIssuer): void {
-    const { userPoolId } = issuer.userPool;
-    const clientId = issuer.client.userPoolClientId;
-    new CfnOutput(this, OUTPUT_KEYS.tokenEndpoint, { value: issuer.tokenEndpoint });
-    new CfnOutput(this, OUTPUT_KEYS.clientId, { value: clientId });
-    new CfnOutput(this, OUTPUT_KEYS.userPoolId, { value: userPoolId });
-    new CfnOutput(this, OUTPUT_KEYS.clientSecretCommand, {
-      value:
-        `aws cognito-idp describe-user-pool-client --region ${this.region} --user-pool-id ${userPoolId} ` +
-        `--client-id ${clientId} --query UserPoolClient.ClientSecret --output text`,
-      description: "Prints the app client's secret (the secret itself is never an output)",
-    });
+    if (tokenVerification.cognitoIssuer) addTokenIssuerOutputs(this, tokenVerification.cognitoIssuer);
   }
 
   private createTokenVerification(tokenIssuer: PlantStoreConfig["tokenIssuer"]): TokenVerification {

@@ -38,6 +38,7 @@ import {
   oauthError,
   TOKEN_PATH,
 } from "./oauth-token-endpoint.ts";
+import { type ReplicatedWriteConflicts, startConflictingFront } from "./replicated-write-conflicts.ts";
 import { sampleEveryInvocation } from "./sampled-traces.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
@@ -62,6 +63,8 @@ export interface LocalApiOptions {
   log?: (line: string) => void;
   /** Origins a browser may call from (PLANTS_CORS_ALLOW_ORIGINS); undefined answers no CORS, as the stack without corsAllowOrigins. */
   corsAllowOrigins?: CorsAllowOrigins | undefined;
+  /** Conflicts the embedded store answers as a multi-Region table would (PLANTS_REPLICATED_WRITE_CONFLICTS). */
+  replicatedWriteConflicts?: ReplicatedWriteConflicts | undefined;
 }
 
 export interface LocalApi {
@@ -146,15 +149,29 @@ async function openStore({
   dataDir,
   dynamoDbEndpoint,
   tableName = DEFAULT_TABLE_NAME,
+  replicatedWriteConflicts,
 }: LocalApiOptions): Promise<{ store: StoreTarget; closeStore: () => Promise<void> }> {
   if (dynamoDbEndpoint) {
+    if (replicatedWriteConflicts) {
+      throw new Error(
+        "PLANTS_REPLICATED_WRITE_CONFLICTS applies to the embedded store only (unset AWS_ENDPOINT_URL_DYNAMODB)",
+      );
+    }
     return { store: { endpoint: dynamoDbEndpoint, embedded: false, tableName }, closeStore: async () => {} };
   }
   const location = join(dataDir, "dynamodb");
   answerStoreFaults();
   await checkStoreOpens(location);
   const dynalite = await startDynalite({ path: location });
-  return { store: { endpoint: dynalite.endpoint, embedded: true, tableName }, closeStore: dynalite.close };
+  if (!replicatedWriteConflicts) {
+    return { store: { endpoint: dynalite.endpoint, embedded: true, tableName }, closeStore: dynalite.close };
+  }
+  const front = await startConflictingFront(dynalite.endpoint, replicatedWriteConflicts);
+  const closeStore = async () => {
+    await front.close();
+    await dynalite.close();
+  };
+  return { store: { endpoint: front.endpoint, embedded: true, tableName }, closeStore };
 }
 
 /** What a request needs that exists only once the port is known. */

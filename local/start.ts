@@ -10,6 +10,11 @@ import {
   portFrom,
   tableNameFrom,
 } from "./local-settings.ts";
+import {
+  describeReplicatedWriteConflicts,
+  type ReplicatedWriteConflicts,
+  replicatedWriteConflictsFrom,
+} from "./replicated-write-conflicts.ts";
 
 const dataDir = dataDirFrom(process.env);
 // Requests are served from the moment the port opens, a few file writes before the banner can name
@@ -18,15 +23,18 @@ const dataDir = dataDirFrom(process.env);
 const outputBeforeBanner = holdStdout();
 let api: LocalApi;
 let corsAllowOrigins: readonly string[] | undefined;
+let replicatedWriteConflicts: ReplicatedWriteConflicts | undefined;
 try {
   const port = portFrom(process.env);
   corsAllowOrigins = corsSettingFrom(process.env);
+  replicatedWriteConflicts = replicatedWriteConflictsFrom(process.env);
   api = await startLocalApi({
     port,
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
     corsAllowOrigins,
+    replicatedWriteConflicts,
   }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       throw new Error(`port ${port} is in use (set PORT to another port)`);
@@ -64,6 +72,9 @@ const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir
 const storeDescription = api.store.embedded
   ? `embedded DynamoDB (dynalite), data in ${dataDir}`
   : `DynamoDB at ${api.store.endpoint}`;
+const conflictsLine = replicatedWriteConflicts
+  ? `  store faults: ${describeReplicatedWriteConflicts(replicatedWriteConflicts)}\n`
+  : "";
 const daemonAddress = daemonAddressFrom(process.env);
 const tracesLine = daemonAddress
   ? `  traces: every request sampled, its subsegments sent to udp ${daemonAddress} (print them: npm run traces)\n`
@@ -75,7 +86,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
           token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
   cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}; a refused browser origin is logged
-${tracesLine}  Ctrl-C stops it.`);
+${tracesLine}${conflictsLine}  Ctrl-C stops it.`);
 
 /** Holds what is written to stdout until `releaseAfter(first)` prints `first`, then all it held. */
 function holdStdout(): { releaseAfter(first: string): void } {

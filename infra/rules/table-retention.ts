@@ -1,4 +1,4 @@
-import { type DeployRule, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, resourcesOfType, type TemplateResource } from "./deploy-rule.ts";
 
 export const tableRetention: DeployRule = {
   id: "PlantStore-TableRetainExceptOnCreate",
@@ -14,7 +14,12 @@ export const tableRetention: DeployRule = {
     "give the table removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE (DeletionPolicy " +
     "RetainExceptOnCreate, UpdateReplacePolicy Retain) and deletionProtection: true",
   check({ template }) {
-    return resourcesOfType(template, "AWS::DynamoDB::Table").flatMap(([id, table]) => {
+    // The multi-Region table (AWS::DynamoDB::GlobalTable) keeps the same policies, its protection per replica.
+    const tables = [
+      ...resourcesOfType(template, "AWS::DynamoDB::Table"),
+      ...resourcesOfType(template, "AWS::DynamoDB::GlobalTable"),
+    ];
+    return tables.flatMap(([id, table]) => {
       const problems = [
         table.DeletionPolicy === "RetainExceptOnCreate"
           ? ""
@@ -22,9 +27,17 @@ export const tableRetention: DeployRule = {
         table.UpdateReplacePolicy === "Retain"
           ? ""
           : `UpdateReplacePolicy is ${table.UpdateReplacePolicy ?? "Delete"}`,
-        table.Properties?.DeletionProtectionEnabled === true ? "" : "deletion protection is off",
+        deletionProtected(table) ? "" : "deletion protection is off",
       ].filter((problem) => problem !== "");
       return problems.length === 0 ? [] : [{ logicalId: id, problem: problems.join("; ") }];
     });
   },
 };
+
+/** A table's own deletion protection, or for a global table every replica's. */
+function deletionProtected(table: TemplateResource): boolean {
+  if (table.Type !== "AWS::DynamoDB::GlobalTable")
+    return table.Properties?.DeletionProtectionEnabled === true;
+  const replicas = (table.Properties?.Replicas ?? []) as { DeletionProtectionEnabled?: unknown }[];
+  return replicas.length > 0 && replicas.every((replica) => replica.DeletionProtectionEnabled === true);
+}

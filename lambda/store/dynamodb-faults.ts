@@ -9,6 +9,12 @@ export const THROTTLING_TYPES = new Set([
   "RequestLimitExceeded",
   "TransactionConflictException",
 ]);
+/**
+ * A write refused because another Region is changing the same item (multi-Region strong consistency):
+ * nothing was written, and DynamoDB says it may be retried. Retried as a throttle is, with the same
+ * backoff and quota cost, but not flagged `throttle` in a trace: no capacity ran out.
+ */
+const WRITE_CONFLICT_TYPES = new Set(["ReplicatedWriteConflictException"]);
 /** The statuses the SDKs count as transient faults (they cost the retry quota more). */
 const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 
@@ -16,7 +22,7 @@ const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 export function retryableFault(error: unknown): RetryReason | undefined {
   if (error instanceof TransientDynamoDbError) return "transient";
   if (!(error instanceof DynamoDbError)) return undefined;
-  if (THROTTLING_TYPES.has(error.type)) return "throttling";
+  if (THROTTLING_TYPES.has(error.type) || WRITE_CONFLICT_TYPES.has(error.type)) return "throttling";
   if (TRANSIENT_STATUSES.has(error.status)) return "transient";
   if (error.status >= 500) return "server-error";
   return undefined;

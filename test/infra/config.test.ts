@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   CONTEXT_KEYS,
   ContextError,
+  readMultiRegionConfig,
   readPlantStoreConfig,
   readStackName,
   refuseUnknownContextKeys,
@@ -292,6 +293,8 @@ describe("refuseUnknownContextKeys", () => {
       return ({ issuer: "https://idp.example.com", audience: "a" } as Record<string, unknown>)[key];
     };
     readPlantStoreConfig(withIssuer);
+    // The multi-Region keys: witnessRegion and certificateArns are read whatever regions says.
+    readMultiRegionConfig(recording);
     expect([...asked].sort()).toEqual([...CONTEXT_KEYS].sort());
   });
 });

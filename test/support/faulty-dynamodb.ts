@@ -14,7 +14,10 @@ import { sigV4Refusal } from "./sigv4-verifier.ts";
  * - `null-500`: 500 with the JSON body `null`;
  * - `condition-failed-without-item`: ConditionalCheckFailedException with no `Item`, as servers that
  *   ignore ReturnValuesOnConditionCheckFailure answer;
- * - `proxy-then-hang`, `proxy-then-reset`: forward it (so the write happens) but lose the answer.
+ * - `proxy-then-hang`, `proxy-then-reset`: forward it (so the write happens) but lose the answer;
+ * - `replicated-write-conflict`: ReplicatedWriteConflictException (another Region writing the same item);
+ * - `proxy-then-replicated-write-conflict`: forward it (the other Region's identical write lands), then
+ *   answer ReplicatedWriteConflictException.
  */
 export type Fault =
   | "proxy"
@@ -30,7 +33,9 @@ export type Fault =
   | "null-500"
   | "condition-failed-without-item"
   | "proxy-then-hang"
-  | "proxy-then-reset";
+  | "proxy-then-reset"
+  | "replicated-write-conflict"
+  | "proxy-then-replicated-write-conflict";
 
 export interface RecordedRequest {
   /** The operation, e.g. `PutItem`. */
@@ -62,6 +67,8 @@ export interface FaultyDynamoDb {
 }
 
 const JSON_1_0 = "application/x-amz-json-1.0";
+const REPLICATED_WRITE_CONFLICT_MESSAGE =
+  "The request was rejected because one or more items in the request are being modified by a request in another Region.";
 
 /** A loopback DynamoDB endpoint that misbehaves on cue, in front of a real one (dynalite). */
 export async function startFaultyDynamoDb(
@@ -156,6 +163,11 @@ export async function startFaultyDynamoDb(
         return;
       case "condition-failed-without-item":
         return error(400, "ConditionalCheckFailedException", "The conditional request failed");
+      case "proxy-then-replicated-write-conflict":
+        await forward(upstream, request, raw);
+        return error(400, "ReplicatedWriteConflictException", REPLICATED_WRITE_CONFLICT_MESSAGE);
+      case "replicated-write-conflict":
+        return error(400, "ReplicatedWriteConflictException", REPLICATED_WRITE_CONFLICT_MESSAGE);
     }
   }
 

@@ -176,3 +176,43 @@ export function deployedHandlerEnvironment(template: Template): Record<string, s
     AWS_SESSION_TOKEN: "session",
   };
 }
+
+/** One stack of a synthesized app: its name, Region (when it names one), template and the stacks it depends on. */
+export interface SynthesizedAppStack {
+  readonly name: string;
+  readonly region: string | undefined;
+  readonly template: DeployTemplate;
+  readonly dependencies: string[];
+}
+
+/**
+ * Every stack of the app synthesized with `context` (the multi-Region app has several), without bundling
+ * the handler, and cdk-nag's unacknowledged findings over the whole app. Synthesis throws on any finding
+ * of the deploy-time rules, CloudFormation Validate or cdk-nag in any stack.
+ */
+export function synthesizedApp(context: Record<string, string>): {
+  stacks: SynthesizedAppStack[];
+  nagFindings: string[];
+} {
+  const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+  try {
+    const app = new App({ outdir, context: { ...cdkJson.context, ...context, [BUNDLING_STACKS]: [] } });
+    addPlantStore(app);
+    const assembly = app.synth();
+    const nagFindings = new AwsSolutionsChecks()
+      .validateScope(app)
+      .violations.map(
+        (violation) =>
+          `${violation.ruleName} ${violation.violatingResources.map((r) => r.constructPath).join(",")}`,
+      );
+    const stacks = assembly.stacks.map((stack) => ({
+      name: stack.stackName,
+      region: stack.environment.region === "unknown-region" ? undefined : stack.environment.region,
+      template: stack.template as DeployTemplate,
+      dependencies: stack.dependencies.map((dependency) => dependency.id),
+    }));
+    return { stacks, nagFindings };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,104 @@
+import { Duration, Stack } from "aws-cdk-lib";
+import type { HttpApi, HttpStage } from "aws-cdk-lib/aws-apigatewayv2";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import {
+  ARecord,
+  HealthCheck,
+  HealthCheckType,
+  HostedZone,
+  InsufficientDataHealthStatusEnum,
+  RecordTarget,
+} from "aws-cdk-lib/aws-route53";
+import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
+import { Construct } from "constructs";
+import type { MultiRegionDomainConfig } from "../config.ts";
+import { CustomDomain } from "../custom-domain.ts";
+
+export interface RegionRoutingProps {
+  readonly domain: MultiRegionDomainConfig;
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+}
+
+/**
+ * The health alarm: the share of the Region's answers that are 5xx, any cause (a 503 of a store that
+ * cannot be reached counts: callers are better served elsewhere). Route 53 reads only single-metric alarms
+ * with a standard statistic, so this is not the operator's Api5xx (a metric-math difference); the
+ * gateway's `5xx` Average is that share.
+ */
+export const UNHEALTHY_5XX_SHARE = 0.5;
+export const HEALTH_PERIOD = Duration.minutes(1);
+export const HEALTH_EVALUATION_PERIODS = 2;
+/** The endpoint check: Route 53's standard interval, and failures in a row before it is unhealthy. */
+export const ENDPOINT_CHECK_INTERVAL = Duration.seconds(30);
+export const ENDPOINT_CHECK_FAILURES = 3;
+
+/**
+ * One Region's share of the one name: its regional custom domain (its own certificate), and a Route 53
+ * latency record that answers with this Region while its health check is healthy. The health check is
+ * healthy only while both of its children are: the Region's 5xx-share alarm is not in ALARM, and its API
+ * endpoint accepts TCP connections on 443 (an endpoint that is down sends no metrics to alarm on).
+ */
+export class RegionRouting extends Construct {
+  readonly customDomain: CustomDomain;
+  readonly healthAlarm: Alarm;
+  readonly healthCheck: HealthCheck;
+
+  constructor(scope: Construct, id: string, props: RegionRoutingProps) {
+    super(scope, id);
+    const { domain, api, stage } = props;
+    const region = Stack.of(this).region;
+    const certificateArn = domain.certificateArns[region];
+    if (certificateArn === undefined) throw new Error(`no certificate for ${region}`);
+    this.customDomain = new CustomDomain(this, "CustomDomain", {
+      config: { domainName: domain.domainName, certificateArn, hostedZoneId: undefined },
+      api,
+      stage,
+    });
+
+    this.healthAlarm = new Alarm(this, "ServerErrorShare", {
+      metric: api.metricServerError({ statistic: "Average", period: HEALTH_PERIOD }),
+      threshold: UNHEALTHY_5XX_SHARE,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: HEALTH_EVALUATION_PERIODS,
+      datapointsToAlarm: HEALTH_EVALUATION_PERIODS,
+      // No traffic is no evidence of a fault: a Region that left DNS returns once its minutes pass quietly.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        `At least ${UNHEALTHY_5XX_SHARE * 100}% of ${region}'s answers were 5xx in each of ` +
+        `${HEALTH_EVALUATION_PERIODS} minutes: Route 53 stops sending ${domain.domainName} here`,
+    });
+    const alarmCheck = new HealthCheck(this, "AlarmHealthCheck", {
+      type: HealthCheckType.CLOUDWATCH_METRIC,
+      alarmIdentifier: { region, name: this.healthAlarm.alarmName },
+      insufficientDataHealthStatus: InsufficientDataHealthStatusEnum.HEALTHY,
+    });
+    const endpointCheck = new HealthCheck(this, "EndpointHealthCheck", {
+      type: HealthCheckType.TCP,
+      fqdn: this.customDomain.domainName.regionalDomainName,
+      port: 443,
+      requestInterval: ENDPOINT_CHECK_INTERVAL,
+      failureThreshold: ENDPOINT_CHECK_FAILURES,
+    });
+    this.healthCheck = new HealthCheck(this, "RegionHealthCheck", {
+      type: HealthCheckType.CALCULATED,
+      childHealthChecks: [alarmCheck, endpointCheck],
+      healthThreshold: 2,
+    });
+
+    new ARecord(this, "LatencyRecord", {
+      zone: HostedZone.fromHostedZoneId(this, "HostedZone", domain.hostedZoneId),
+      // Fully qualified, as the single-Region record (infra/custom-domain.ts).
+      recordName: `${domain.domainName}.`,
+      target: RecordTarget.fromAlias(
+        new ApiGatewayv2DomainProperties(
+          this.customDomain.domainName.regionalDomainName,
+          this.customDomain.domainName.regionalHostedZoneId,
+        ),
+      ),
+      region,
+      setIdentifier: region,
+      healthCheck: this.healthCheck,
+    });
+  }
+}
