@@ -11,8 +11,8 @@ export const THROTTLING_TYPES = new Set([
 ]);
 /**
  * A write refused because another Region is changing the same item (multi-Region strong consistency):
- * nothing was written, and DynamoDB says it may be retried. Retried as a throttle is, with the same
- * backoff and quota cost, but not flagged `throttle` in a trace: no capacity ran out.
+ * nothing was written, and DynamoDB's model marks it retryable, which the SDKs' standard mode counts as a
+ * transient fault. Not flagged `throttle` in a trace: no capacity ran out.
  */
 const WRITE_CONFLICT_TYPES = new Set(["ReplicatedWriteConflictException"]);
 /** The statuses the SDKs count as transient faults (they cost the retry quota more). */
@@ -22,7 +22,8 @@ const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 export function retryableFault(error: unknown): RetryReason | undefined {
   if (error instanceof TransientDynamoDbError) return "transient";
   if (!(error instanceof DynamoDbError)) return undefined;
-  if (THROTTLING_TYPES.has(error.type) || WRITE_CONFLICT_TYPES.has(error.type)) return "throttling";
+  if (THROTTLING_TYPES.has(error.type)) return "throttling";
+  if (WRITE_CONFLICT_TYPES.has(error.type)) return "transient";
   if (TRANSIENT_STATUSES.has(error.status)) return "transient";
   if (error.status >= 500) return "server-error";
   return undefined;

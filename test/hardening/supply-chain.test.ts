@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, test } from "vitest";
-import { esbuildOptions, HANDLER_ENTRY } from "../../tools/bundle-options.ts";
+import { handlerBundleOptions } from "../../tools/bundle-options.ts";
 
 describe("production dependencies", () => {
   test("there are none: package.json declares none, and the lock file installs every package as a dev one", () => {
@@ -33,15 +33,15 @@ describe("production dependencies", () => {
 describe("the bundle", () => {
   async function bundleMetafile(): Promise<{ metafile: Metafile; code: string }> {
     const result = await build({
-      ...esbuildOptions(),
-      entryPoints: [HANDLER_ENTRY],
+      ...handlerBundleOptions("dist/supply-chain-check"),
       write: false,
-      metafile: true,
-      outdir: "dist/supply-chain-check",
       logLevel: "silent",
     });
-    const code = result.outputFiles.find((file) => file.path.endsWith(".js"))?.text ?? "";
-    return { metafile: result.metafile, code };
+    const code = result.outputFiles
+      .filter((file) => file.path.endsWith(".mjs"))
+      .map((file) => file.text)
+      .join("\n");
+    return { metafile: result.metafile ?? { inputs: {}, outputs: {} }, code };
   }
 
   test("holds only lambda/, no package and no test code", async () => {
@@ -50,17 +50,21 @@ describe("the bundle", () => {
     expect(inputs.filter((input) => !input.startsWith("lambda/"))).toEqual([]);
     expect(inputs.filter((input) => /^lambda\/.*\.test\./.test(input))).toEqual([]);
 
-    // Its only imports are Node's HTTP clients, node:crypto (SigV4, and the token's signature) and, for the
-    // traces of sampled requests, node:async_hooks and node:dgram, all loaded on first use
-    // (test/infra/bundling.test.ts checks that importing the bundle loads no node:crypto): no AWS SDK, no
-    // jose, no ajv runtime, no tracing SDK.
-    const imports = Object.values(metafile.outputs).flatMap((output) => output.imports);
-    expect([...new Set(imports.map(({ path, kind }) => `${kind} ${path}`))].sort()).toEqual([
-      "dynamic-import node:async_hooks",
+    // Its only imports are Node's HTTP clients, node:crypto (SigV4, and the token's signature), all loaded
+    // on first use (test/infra/bundling.test.ts checks that importing the bundle loads no node:crypto),
+    // and, in the traces' chunk that only a sampled invocation loads, node:async_hooks and node:dgram: no
+    // AWS SDK, no jose, no ajv runtime, no tracing SDK.
+    const nodeImports = Object.entries(metafile.outputs).flatMap(([file, output]) =>
+      output.imports
+        .filter(({ path }) => path.startsWith("node:"))
+        .map(({ path, kind }) => `${kind} ${path}${file.includes("invocation-tracing") ? " (traces)" : ""}`),
+    );
+    expect([...new Set(nodeImports)].sort()).toEqual([
       "dynamic-import node:crypto",
-      "dynamic-import node:dgram",
       "dynamic-import node:http",
       "dynamic-import node:https",
+      "import-statement node:async_hooks (traces)",
+      "import-statement node:dgram (traces)",
     ]);
     expect(code).not.toMatch(
       /@aws-sdk|aws-xray-sdk|@opentelemetry|require\(["']https?["']\)|ajv\/dist\/runtime|from"jose"/,
