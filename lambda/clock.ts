@@ -1,6 +1,6 @@
 /**
  * Time as the function reads and waits for it, injected wherever it is read so that tests move it instead
- * of waiting (one fake: test/support/fake-clock.ts). Pure: no Node API, so that the client can share it.
+ * of waiting (one fake: test/support/fake-clock.ts).
  */
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
