@@ -25,9 +25,12 @@ import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
+import { PreTrafficCheck } from "./pre-traffic-check.ts";
+import { dependOnRolePolicyOnly } from "./role-dependency.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
+import { StageThrottles } from "./stage-throttles.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
@@ -77,18 +80,26 @@ export class PlantStoreStack extends Stack {
     const { handler, liveAlias } = handlerParts;
     const { api, stage } = apiParts;
 
+    const stageThrottles = new StageThrottles(this, "StageThrottles", {
+      accessLogGroup: apiParts.accessLogGroup,
+      apiId: api.apiId,
+    });
     const alarms = new PlantStoreAlarms(this, "Alarms", {
       api,
       handler,
       liveAlias,
       table,
       alarmEmail: config.alarmEmail,
+      stageThrottles: stageThrottles.metric,
     });
+    const preTrafficCheck = new PreTrafficCheck(this, "PreTrafficCheck", { probedFunction: handler });
     const rollout = new SafeRollout(this, "Rollout", {
       alias: liveAlias,
       deployment: config.deployment,
       rollbackAlarms: alarms.rollbackAlarms,
+      preTrafficHook: preTrafficCheck.hook,
     });
+    preTrafficCheck.allowDeploymentAccess(rollout.deploymentGroup, liveAlias);
     const dashboard = new PlantStoreDashboard(this, "Dashboard", {
       api,
       handler,
@@ -105,9 +116,9 @@ export class PlantStoreStack extends Stack {
   }
 
   /**
-   * The plants table: a new one, retained when the stack is destroyed or the table replaced, but not when
-   * its own first create rolls back (RetainExceptOnCreate); or, with `-c tableName=…`, the one a destroyed
-   * stack retained, so that a redeploy serves the plants it stored (docs/DEPLOY.md).
+   * The plants table: a new one, retained and deletion-protected (infra/rules/table-retention.ts says why
+   * Retain, not RetainExceptOnCreate); or, with `-c tableName=…`, the one a destroyed stack retained, so
+   * that a redeploy serves the plants it stored (docs/DEPLOY.md).
    */
   private createOrImportTable(existingTableName: string | undefined): TableBase {
     if (existingTableName !== undefined) {
@@ -124,7 +135,7 @@ export class PlantStoreStack extends Stack {
       encryption: TableEncryption.AWS_MANAGED,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 
@@ -164,6 +175,7 @@ export class PlantStoreStack extends Stack {
         STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
       },
     });
+    dependOnRolePolicyOnly(handler, role);
     if (config.tracing) {
       Validations.of(role).acknowledge({
         id: "AwsSolutions-IAM5[Resource::*]",
@@ -205,6 +217,9 @@ export class PlantStoreStack extends Stack {
     const api = new HttpApi(this, "Api", {
       description: `Plant Store: ${describeRoutes()}`,
       createDefaultStage: false,
+      // With a custom domain the generated execute-api URL is closed: callers use the domain (and, with
+      // edge protection, only CloudFront reaches it), so nothing bypasses what stands in front of it.
+      disableExecuteApiEndpoint: config.customDomain !== undefined,
       corsPreflight:
         config.corsAllowOrigins === undefined
           ? undefined
@@ -326,6 +341,7 @@ export class PlantStoreStack extends Stack {
     }
     const cognitoIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
       domainPrefix: tokenIssuer.domainPrefix,
+      retained: tokenIssuer.retained,
     });
     return {
       cognitoIssuer,
@@ -342,6 +358,7 @@ export class PlantStoreStack extends Stack {
 
 /** One JSON object per request; `$context` variables of HTTP APIs. */
 const ACCESS_LOG_FIELDS = {
+  apiId: "$context.apiId",
   requestId: "$context.requestId",
   requestTime: "$context.requestTime",
   sourceIp: "$context.identity.sourceIp",

@@ -6,6 +6,7 @@ import { readConfig } from "../../lambda/config.ts";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../lambda/http/cors.ts";
 import {
   deployedHandlerEnvironment,
+  handlerProperties,
   onlyLogicalId,
   onlyResource,
   policyOfRole,
@@ -51,9 +52,8 @@ describe("with a bring-your-own issuer", () => {
   });
 
   it("tells the handler the issuer, audience, JWKS URL and scope from context", () => {
-    const variables = (
-      onlyResource(template, "AWS::Lambda::Function").Environment as { Variables: Record<string, unknown> }
-    ).Variables;
+    const variables = (handlerProperties(template).Environment as { Variables: Record<string, unknown> })
+      .Variables;
     expect(variables).toEqual({
       TABLE_NAME: RETAINED_TABLE,
       JWT_ISSUER: "https://login.example.com/tenant",
@@ -112,7 +112,7 @@ describe("with sizing and limits from context", () => {
 
 describe("with tracing=false", () => {
   it("leaves X-Ray tracing off: no active tracing, no X-Ray permission", () => {
-    expect(onlyResource(template, "AWS::Lambda::Function")).not.toHaveProperty("TracingConfig");
+    expect(handlerProperties(template)).not.toHaveProperty("TracingConfig");
     expect(JSON.stringify(template.findResources("AWS::IAM::Policy"))).not.toContain("xray:");
   });
 });
@@ -147,13 +147,18 @@ describe("with an alarm email", () => {
     });
   });
 
-  it("notifies the topic from every operator alarm, and from no rollback alarm", () => {
+  it("notifies the topic from every operator alarm, going off and back to OK, and from no rollback alarm", () => {
     const alarms = Object.entries(template.findResources("AWS::CloudWatch::Alarm"));
-    expect(alarms).toHaveLength(9);
+    expect(alarms).toHaveLength(10);
     for (const [id, alarm] of alarms) {
-      if (id.startsWith("AlarmsNewVersion")) expect(alarm.Properties.AlarmActions).toBeUndefined();
-      else
-        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }]);
+      if (id.startsWith("AlarmsNewVersion")) {
+        expect(alarm.Properties.AlarmActions).toBeUndefined();
+        expect(alarm.Properties.OKActions).toBeUndefined();
+      } else {
+        const topic = [{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }];
+        expect(alarm.Properties.AlarmActions, id).toEqual(topic);
+        expect(alarm.Properties.OKActions, id).toEqual(topic);
+      }
     }
   });
 });
@@ -176,9 +181,19 @@ describe("with a custom domain and no hosted zone", () => {
     expect(onlyResource(template, "AWS::ApiGatewayV2::DomainName")).toEqual({
       DomainName: "plants.example.com",
       DomainNameConfigurations: [
-        { CertificateArn: CERTIFICATE_ARN, EndpointType: "REGIONAL", SecurityPolicy: "TLS_1_2" },
+        {
+          CertificateArn: CERTIFICATE_ARN,
+          EndpointType: "REGIONAL",
+          SecurityPolicy: "TLS_1_2",
+          IpAddressType: "dualstack",
+        },
       ],
+      Tags: { "plant-store:stack": "PlantStoreStaging" },
     });
+  });
+
+  it("closes the API's execute-api endpoint: the domain is the only way in", () => {
+    expect(onlyResource(template, "AWS::ApiGatewayV2::Api").DisableExecuteApiEndpoint).toBe(true);
   });
 
   it("maps the domain's root to the $default stage, once the stage exists", () => {
@@ -281,6 +296,18 @@ describe("context refused at synth", () => {
     ],
     [{ corsAllowOrigins: "app.example.com" }, /"corsAllowOrigins" entry "app.example.com" is not an origin/],
     [{ tableName: "arn:aws:dynamodb:eu-west-1:123456789012:table/t" }, /"tableName" must be a DynamoDB/],
+    [{ userPoolClientId: "abc" }, /"userPoolClientId" only applies with "userPoolId"/],
+    [{ userPoolId: "eu-west-1_AbC123" }, /"userPoolId" needs "userPoolClientId"/],
+    [
+      { userPoolId: "eu-west-1_AbC123", userPoolClientId: "1example23456789" },
+      /"userPoolId" needs "cognitoDomainPrefix"/,
+    ],
+    [{ userPoolId: "plants", userPoolClientId: "1example23456789" }, /"userPoolId" must be a Cognito/],
+    [{ terminationProtection: "yes" }, /"terminationProtection" must be true or false/],
+    [{ tags: "team" }, /"tags" entry "team" must be key=value/],
+    [{ tags: "aws:team=plants" }, /not starting with aws:/],
+    [{ edgeProtection: "shield" }, /"edgeProtection" must be none or waf/],
+    [{ edgeProtection: "waf" }, /"edgeProtection=waf" needs "domainName" and "certificateArn"/],
   ])("%j", (context, message) => {
     const error = synthesisError(context);
     // A ContextError is printed by `cdk synth` as its message alone (infra/app.ts).

@@ -96,15 +96,31 @@ describe("each rule finds its fault", () => {
       /does not allow cloudwatch\.amazonaws\.com to sns:Publish/,
     ],
     [
-      "PlantStore-TableRetainExceptOnCreate",
-      "RetainExceptOnCreate (Retain instead)",
+      "PlantStore-TableRetained",
+      "Retain (RetainExceptOnCreate instead)",
       without(defaults, (resources) => {
-        resourceNamed(resources, "PlantsTable").DeletionPolicy = "Retain";
+        resourceNamed(resources, "PlantsTable").DeletionPolicy = "RetainExceptOnCreate";
       }),
-      /DeletionPolicy is Retain\. .*first create failed/,
+      /DeletionPolicy is RetainExceptOnCreate\. .*first create that fails ends ROLLBACK_FAILED/,
     ],
     [
-      "PlantStore-TableRetainExceptOnCreate",
+      "PlantStore-TableRetained",
+      "Retain on replacement",
+      without(defaults, (resources) => {
+        delete resourceNamed(resources, "PlantsTable").UpdateReplacePolicy;
+      }),
+      /UpdateReplacePolicy is Delete/,
+    ],
+    [
+      "PlantStore-TableRetained",
+      "a generated table name",
+      without(defaults, (resources) => {
+        resourceNamed(resources, "PlantsTable").Properties.TableName = "plants";
+      }),
+      /the table has a fixed TableName/,
+    ],
+    [
+      "PlantStore-TableRetained",
       "deletion protection",
       without(defaults, (resources) => {
         resourceNamed(resources, "PlantsTable").Properties.DeletionProtectionEnabled = false;
@@ -236,9 +252,9 @@ describe("cdk synth", () => {
         const app = new App({ outdir, context: { "aws:cdk:bundling-stacks": [] } });
         const stack = addPlantStore(app);
         const table = stack.node.findAll().find((child) => child instanceof CfnTable);
-        table?.applyRemovalPolicy(RemovalPolicy.RETAIN);
+        table?.applyRemovalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE);
         expect(() => app.synth()).toThrow(
-          /ERROR DeletionPolicy is Retain\. [\s\S]*PlantStore\/PlantsTable[\s\S]*Suggested fix: give the table removalPolicy: RemovalPolicy\.RETAIN_ON_UPDATE_OR_DELETE[\s\S]*PlantStore-TableRetainExceptOnCreate/,
+          /ERROR DeletionPolicy is RetainExceptOnCreate\. [\s\S]*PlantStore\/PlantsTable[\s\S]*Suggested fix: give the table removalPolicy: RemovalPolicy\.RETAIN [\s\S]*PlantStore-TableRetained/,
         );
       } finally {
         rmSync(outdir, { recursive: true, force: true });

@@ -49,15 +49,28 @@ function synthesizeInto(outdir: string, context: Record<string, string>): Synthe
     paths: violation.violatingResources.map((resource) => resource.constructPath),
   }));
   const template = Template.fromStack(stack);
-  const assetDirectories = readdirSync(assembly.directory).filter((name) => name.startsWith("asset."));
-  if (assetDirectories.length !== 1 || assetDirectories[0] === undefined) {
-    throw new Error(`Expected one asset (the handler bundle), found ${assetDirectories.join(", ")}`);
+  // The handler's code is `<asset hash>.zip`; its bundle is in the assembly's `asset.<asset hash>`.
+  const { S3Key } = handlerProperties(template).Code as { S3Key: string };
+  const handlerAsset = `asset.${S3Key.replace(/\.zip$/, "")}`;
+  if (!readdirSync(assembly.directory).includes(handlerAsset)) {
+    throw new Error(`The handler's bundle ${handlerAsset} is not in the cloud assembly`);
   }
-  return {
-    template,
-    nagFindings,
-    handlerAssetDirectory: join(assembly.directory, assetDirectories[0]),
-  };
+  return { template, nagFindings, handlerAssetDirectory: join(assembly.directory, handlerAsset) };
+}
+
+/** The logical id of the handler function: the stack's `Handler`, beside the pre-traffic hook's function. */
+export function handlerLogicalId(template: Template): string {
+  const ids = Object.keys(template.findResources("AWS::Lambda::Function")).filter((id) =>
+    /^Handler[0-9A-F]{8}$/.test(id),
+  );
+  if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one handler function, found ${ids}`);
+  return ids[0];
+}
+
+/** The properties of the handler function. */
+export function handlerProperties(template: Template): Record<string, unknown> {
+  return (template.findResources("AWS::Lambda::Function") as Resources)[handlerLogicalId(template)]
+    ?.Properties as Record<string, unknown>;
 }
 
 /**
@@ -135,7 +148,7 @@ const RESOLVED_AT_DEPLOY: Record<string, string> = {
  * URL), plus what the Lambda runtime sets.
  */
 export function deployedHandlerEnvironment(template: Template): Record<string, string> {
-  const { Variables } = onlyResource(template, "AWS::Lambda::Function").Environment as {
+  const { Variables } = handlerProperties(template).Environment as {
     Variables: Record<string, unknown>;
   };
   const fromTemplate = Object.fromEntries(
