@@ -4,7 +4,7 @@
  * every configuration docs/DEPLOY.md documents synthesizes with no finding of the rules, CloudFormation
  * Validate or cdk-nag; and `cdk synth` fails on a rule's finding, saying what to change.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, RemovalPolicy, Validations } from "aws-cdk-lib";
@@ -18,6 +18,7 @@ import { domainPrefixProblem, withoutReservedWords } from "../../infra/rules/cog
 import type { Template, TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { DEPLOY_RULES } from "../../infra/rules/index.ts";
 import { checkStack, DeployRulesPlugin } from "../../infra/rules/plugin.ts";
+import { documentedConfigurations } from "../support/documented-configurations.ts";
 import { synthesisError, synthesizedTemplate } from "../support/synthesize.ts";
 
 /** A synth inside a test: seconds on a quiet machine, more beside other suites on two cores. */
@@ -311,22 +312,6 @@ describe("Cognito domain prefixes", () => {
     }
   });
 });
-
-/** Every `npx cdk deploy …` of docs/DEPLOY.md, as the context it passes. */
-function documentedConfigurations(): Record<string, string>[] {
-  const page = readFileSync(new URL("../../docs/DEPLOY.md", import.meta.url), "utf8").replace(
-    /\\\n\s*/g,
-    " ",
-  );
-  return [...page.matchAll(/^npx cdk deploy(.*)$/gm)].map((match) =>
-    Object.fromEntries(
-      [...(match[1] ?? "").matchAll(/-c (\w+)=("[^"]*"|\S+)/g)].map(([, key = "", value = ""]) => [
-        key,
-        value === '"$TABLE"' ? "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F" : value.replace(/^"|"$/g, ""),
-      ]),
-    ),
-  );
-}
 
 /** Each documented configuration with its synthesized template, or the error its synthesis threw. */
 const documented = documentedConfigurations().map((context) => {

@@ -63,7 +63,8 @@ export function handlerLogicalId(template: Template): string {
   const ids = Object.keys(template.findResources("AWS::Lambda::Function")).filter((id) =>
     /^Handler[0-9A-F]{8}$/.test(id),
   );
-  if (ids.length !== 1 || ids[0] === undefined) throw new Error(`Expected one handler function, found ${ids}`);
+  if (ids.length !== 1 || ids[0] === undefined)
+    throw new Error(`Expected one handler function, found ${ids}`);
   return ids[0];
 }
 
@@ -86,6 +87,28 @@ export function synthesizedTemplate(context: Record<string, string> = {}): Deplo
     });
     const stack = addPlantStore(app);
     return app.synth().getStackByName(stack.stackName).template as DeployTemplate;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every stack's template of the app synthesized with `context`, without bundling: the Plant Store stack and,
+ * with edge protection, its us-east-1 companion. Synthesis throws on any finding, as synthesizedTemplate.
+ */
+export function synthesizedTemplates(
+  context: Record<string, string> = {},
+): { stackName: string; template: DeployTemplate }[] {
+  const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+  try {
+    const app = new App({
+      outdir,
+      context: { ...cdkJson.context, ...context, [BUNDLING_STACKS]: [] },
+    });
+    addPlantStore(app);
+    return app
+      .synth()
+      .stacks.map(({ stackName, template }) => ({ stackName, template: template as DeployTemplate }));
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
