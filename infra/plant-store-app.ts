@@ -1,8 +1,34 @@
 import { type App, Tags, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { readPlantStoreConfig, readStackName, refuseUnknownContextKeys } from "./config.ts";
+import {
+  ContextError,
+  type PlantStoreConfig,
+  readPlantStoreConfig,
+  readStackName,
+  refuseUnknownContextKeys,
+} from "./config.ts";
+import { CLOUDFRONT_WEB_ACL_REGION, EdgeWebAclStack } from "./edge-web-acl-stack.ts";
 import { PlantStoreStack } from "./plant-store-stack.ts";
+import { certificateLocation } from "./rules/certificate-region.ts";
 import { DeployRulesPlugin } from "./rules/plugin.ts";
+
+/**
+ * With `-c edgeProtection=waf`, the web ACL's stack in us-east-1 (CloudFront's web ACLs live there), and
+ * the environment of the Plant Store stack: a reference across Regions needs both stacks' accounts and
+ * Regions at synth, and the custom domain's certificate names them (the stack must be in its Region).
+ */
+function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
+  const location = config.customDomain && certificateLocation(config.customDomain.certificateArn);
+  if (location === undefined) throw new ContextError('"edgeProtection=waf" needs "certificateArn"');
+  const stack = new EdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
+    description: "Plant Store: the AWS WAF web ACL of the CloudFront distribution in front of the API",
+    env: { account: location.account, region: CLOUDFRONT_WEB_ACL_REGION },
+    crossRegionReferences: true,
+    terminationProtection: config.terminationProtection,
+    stageRateLimit: config.throttleRateLimit,
+  });
+  return { stack, env: { account: location.account, region: location.region } };
+}
 
 /** The tag every resource of a stack carries, its value the stack's name. */
 export const STACK_TAG = "plant-store:stack";
@@ -14,17 +40,24 @@ export function addPlantStore(app: App): PlantStoreStack {
   const stackName = readStackName(readContext);
   const config = readPlantStoreConfig(readContext);
   // No `env`: the stack is environment-agnostic, so synth needs no credentials and no lookups.
+  const edge = config.edgeProtection === "waf" ? addEdgeWebAcl(app, stackName, config) : undefined;
   const stack = new PlantStoreStack(app, stackName, {
     description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
     config,
     terminationProtection: config.terminationProtection,
+    ...(edge === undefined
+      ? {}
+      : { env: edge.env, crossRegionReferences: true, edgeWebAclArn: edge.stack.webAcl.attrArn }),
   });
+  if (edge !== undefined) stack.addStackDependency(edge.stack);
   // On the stack and every resource that takes tags. The stack's own tag stays on what outlives it (the
   // retained table and user pool), so they can be found by it after a destroy.
   // Dashboards are left out: their Tags property is newer than the CloudFormation schema cfn-lint 1.51.0
   // checks against (E3002), and a dashboard goes with the stack.
   for (const [key, value] of Object.entries({ [STACK_TAG]: stackName, ...config.tags })) {
-    Tags.of(stack).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
+    for (const tagged of [stack, ...(edge ? [edge.stack] : [])]) {
+      Tags.of(tagged).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
+    }
   }
   // Any unacknowledged AwsSolutions finding, and any deploy-time rule broken (infra/rules/), fails
   // synthesis, so `cdk synth` and `cdk deploy` refuse it before anything is created.

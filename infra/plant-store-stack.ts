@@ -5,6 +5,7 @@ import {
   HttpApi,
   HttpMethod,
   HttpStage,
+  type IHttpRouteAuthorizer,
   LogGroupLogDestination,
   PayloadFormatVersion,
 } from "aws-cdk-lib/aws-apigatewayv2";
@@ -25,6 +26,7 @@ import { CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
+import { EdgeProtection } from "./edge-protection.ts";
 import { PreTrafficCheck } from "./pre-traffic-check.ts";
 import { dependOnRolePolicyOnly } from "./role-dependency.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
@@ -34,6 +36,8 @@ import { StageThrottles } from "./stage-throttles.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
+  /** With `-c edgeProtection=waf`: the us-east-1 web ACL's ARN (infra/edge-web-acl-stack.ts). */
+  readonly edgeWebAclArn?: string;
 }
 
 /** How long the handler keeps retrying the store before it answers 503 (the handler's default). */
@@ -76,7 +80,8 @@ export class PlantStoreStack extends Stack {
     const table = this.createOrImportTable(config.existingTableName);
     const tokenVerification = this.createTokenVerification(config.tokenIssuer);
     const handlerParts = this.createHandler(config, table, tokenVerification.environment);
-    const apiParts = this.createApi(config, handlerParts.liveAlias);
+    const edgeProtection = this.createEdgeProtection(config, props.edgeWebAclArn);
+    const apiParts = this.createApi(config, handlerParts.liveAlias, edgeProtection?.authorizer);
     const { handler, liveAlias } = handlerParts;
     const { api, stage } = apiParts;
 
@@ -112,7 +117,28 @@ export class PlantStoreStack extends Stack {
         ? undefined
         : new CustomDomain(this, "CustomDomain", { config: config.customDomain, api, stage });
 
-    this.addOutputs({ table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification });
+    this.addOutputs({
+      table,
+      handlerParts,
+      apiParts,
+      dashboard,
+      rollout,
+      customDomain,
+      tokenVerification,
+      plantsUrl: edgeProtection?.plantsUrl ?? customDomain?.plantsUrl,
+    });
+  }
+
+  /** With `-c edgeProtection=waf`: CloudFront and the web ACL in front, the API closed to anything else. */
+  private createEdgeProtection(config: PlantStoreConfig, webAclArn: string | undefined) {
+    if (config.edgeProtection === "none") return undefined;
+    if (config.customDomain === undefined || webAclArn === undefined) {
+      throw new Error("edge protection needs the custom domain and the web ACL's ARN");
+    }
+    return new EdgeProtection(this, "EdgeProtection", {
+      originDomainName: config.customDomain.domainName,
+      webAclArn,
+    });
   }
 
   /**
@@ -213,7 +239,11 @@ export class PlantStoreStack extends Stack {
   }
 
   /** The HTTP API: one gateway route per operation of the routes table, all served by the live alias. */
-  private createApi(config: PlantStoreConfig, liveAlias: Alias): ApiParts {
+  private createApi(
+    config: PlantStoreConfig,
+    liveAlias: Alias,
+    authorizer: IHttpRouteAuthorizer | undefined,
+  ): ApiParts {
     const api = new HttpApi(this, "Api", {
       description: `Plant Store: ${describeRoutes()}`,
       createDefaultStage: false,
@@ -235,7 +265,12 @@ export class PlantStoreStack extends Stack {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
     for (const { method, path } of ROUTES) {
-      api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+      api.addRoutes({
+        path,
+        methods: [HttpMethod[method]],
+        integration,
+        ...(authorizer ? { authorizer } : {}),
+      });
     }
     Validations.of(api).acknowledge({
       id: "AwsSolutions-APIG4",
@@ -278,11 +313,13 @@ export class PlantStoreStack extends Stack {
     rollout: SafeRollout;
     customDomain: CustomDomain | undefined;
     tokenVerification: TokenVerification;
+    /** Where callers POST when not the execute-api URL: the distribution's, else the custom domain's. */
+    plantsUrl: string | undefined;
   }): void {
     const { table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification } = parts;
     new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
       // The $default stage has no path segment of its own.
-      value: customDomain?.plantsUrl ?? `${apiParts.api.apiEndpoint}/plants`,
+      value: parts.plantsUrl ?? `${apiParts.api.apiEndpoint}/plants`,
       description: "POST a NewPlant here with Authorization: Bearer <access token>",
     });
     if (customDomain?.dnsTargetToSet !== undefined) {

@@ -1,4 +1,4 @@
-import { type CfnResource, Lazy, Stack, Validations } from "aws-cdk-lib";
+import { type CfnResource, Lazy, Stack, Token, Validations } from "aws-cdk-lib";
 import type { IAlarm } from "aws-cdk-lib/aws-cloudwatch";
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from "aws-cdk-lib/aws-codedeploy";
 import { type Policy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -104,8 +104,11 @@ export class SafeRollout extends Construct {
         ],
       }),
     );
+    // cdk-nag names the resource as synthesized: pseudo parameters, or an environment's own values.
+    const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+    const shownArn = `arn:${shown(stack.partition, "Partition")}:cloudwatch:${shown(stack.region, "Region")}:${shown(stack.account, "AccountId")}:alarm:${alarmNamePattern}`;
     Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:${alarmNamePattern}]`,
+      id: `AwsSolutions-IAM5[Resource::${shownArn}]`,
       reason:
         "cloudwatch:DescribeAlarms on this stack's rollback alarms only, which each deploy replaces with " +
         "alarms named after the new version. It only reads their states; every write is limited to this " +
