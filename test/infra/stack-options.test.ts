@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { App } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
 import { addPlantStore, STACK_TAG } from "../../infra/plant-store-app.ts";
-import type { Template } from "../../infra/rules/deploy-rule.ts";
+import type { Template, TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 
 /** The stack's template and manifest entry, synthesized without bundling (fast). */
@@ -97,12 +97,12 @@ describe("a recreated stack on the retained user pool", () => {
         ],
       ],
     };
+    const variablesOf = (resource: TemplateResource) =>
+      ((resource.Properties?.Environment ?? {}) as { Variables?: Record<string, unknown> }).Variables ?? {};
     const handler = resourcesOfType("AWS::Lambda::Function").find(
-      (resource) =>
-        (resource.Properties?.Environment as { Variables: object }).Variables &&
-        "JWT_ISSUER" in (resource.Properties?.Environment as { Variables: object }).Variables,
+      (resource) => "JWT_ISSUER" in variablesOf(resource),
     );
-    expect((handler?.Properties?.Environment as { Variables: unknown }).Variables).toMatchObject({
+    expect(handler && variablesOf(handler)).toMatchObject({
       JWT_ISSUER: issuer,
       JWT_CLIENT_IDS: "1example23456789abcdefghij",
     });
