@@ -32,7 +32,22 @@ export interface PlantStoreAlarmsProps {
   readonly table: TableBase;
   /** Subscribed to an SNS topic that every operator alarm notifies; no topic without it. */
   readonly alarmEmail: string | undefined;
+  /** The stage's own 429s: requests the gateway refused for the shared rate, before the function ran. */
+  readonly stageThrottles: IMetric;
 }
+
+/** The start of every rollback alarm's name: `<stack>-NewVersion…-v<version>` (CodeDeploy's role reads these). */
+export function rollbackAlarmNamePrefix(stackName: string): string {
+  return `${stackName}-${ROLLBACK_ALARM_ID_PREFIX}`;
+}
+
+const ROLLBACK_ALARM_ID_PREFIX = "NewVersion";
+
+/**
+ * The stage's 429s in a 5-minute sum that page: a burst beyond the burst limit refuses a few, a caller
+ * (or a stranger) holding the stage at its rate refuses many, every period.
+ */
+const STAGE_THROTTLES_THRESHOLD = 10;
 
 const PERIOD = Duration.minutes(5);
 /**
@@ -143,6 +158,13 @@ export class PlantStoreAlarms extends Construct {
         "Handler throttled: its reserved concurrency or the account's concurrency limit reached",
       ),
       this.alarmOnSum(
+        "StageThrottles",
+        props.stageThrottles,
+        STAGE_THROTTLES_THRESHOLD,
+        "The stage refused requests with its own 429 (its rate or burst limit, or the account's, used up), " +
+          "before the function ran: callers are being starved of the shared rate",
+      ),
+      this.alarmOnSum(
         "TableThrottles",
         // FILL: a sum of two series only has points where both do, and most periods throttle just one.
         new MathExpression({
@@ -184,7 +206,11 @@ export class PlantStoreAlarms extends Construct {
       }),
     );
     topic.addSubscription(new EmailSubscription(alarmEmail));
-    for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
+    // Back to OK is mailed too: the operator learns that the condition ended without opening the console.
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(new SnsAction(topic));
+      alarm.addOkAction(new SnsAction(topic));
+    }
   }
 
   private alarmOnSum(
@@ -201,7 +227,7 @@ export class PlantStoreAlarms extends Construct {
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${description} (sum >= ${threshold} in ${PERIOD.toMinutes()} minutes)`,
+      alarmDescription: `${description} (sum >= ${threshold} in ${describePeriod(periodOf(metric))})`,
     });
   }
 
@@ -210,10 +236,29 @@ export class PlantStoreAlarms extends Construct {
    * new alarm, which starts without data (OK), so an alarm left in ALARM by an earlier version cannot stop
    * the new one (CloudWatch keeps an updated alarm's state; a new alarm has none).
    */
-  private newVersionAlarm(id: string, version: string, metric: IMetric, description: string): Alarm {
-    const alarmName = `${Stack.of(this).stackName}-${id}-v${version}`;
+  private newVersionAlarm(
+    id: `${typeof ROLLBACK_ALARM_ID_PREFIX}${string}`,
+    version: string,
+    metric: IMetric,
+    description: string,
+  ): Alarm {
+    const suffix = id.slice(ROLLBACK_ALARM_ID_PREFIX.length);
+    const alarmName = `${rollbackAlarmNamePrefix(Stack.of(this).stackName)}${suffix}-v${version}`;
     return this.alarmOnSum(id, metric, 1, description, alarmName);
   }
+}
+
+/** The period an alarm evaluates `metric` over: a metric's own, or a math expression's. */
+function periodOf(metric: IMetric): Duration {
+  const { metricStat, mathExpression } = metric.toMetricConfig();
+  if (metricStat !== undefined) return metricStat.period;
+  return mathExpression === undefined ? PERIOD : Duration.seconds(mathExpression.period);
+}
+
+/** "1 minute", "5 minutes": the period as an alarm's description says it. */
+function describePeriod(period: Duration): string {
+  const minutes = period.toMinutes();
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
 }
 
 /** A business metric of the function's log line (lambda/metrics.ts), summed per PERIOD. */

@@ -2,11 +2,12 @@ import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations } from "aws-
 import {
   AccountRecovery,
   FeaturePlan,
+  type IUserPool,
+  type IUserPoolClient,
   OAuthScope,
   ResourceServerScope,
   UserPool,
-  type UserPoolClient,
-  type UserPoolDomain,
+  UserPoolClient,
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
@@ -19,37 +20,59 @@ import { OUTPUT_KEYS } from "./stack-outputs.ts";
  */
 const [RESOURCE_SERVER_IDENTIFIER = "", WRITE_SCOPE_NAME = ""] = DEFAULT_REQUIRED_SCOPE.split("/");
 
+/** Retained on stack deletion and replacement, deleted when its own first create rolls back. */
+const RETAINED = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
+
+/** The pool, client and domain a destroyed stack retained, to serve again instead of creating new ones. */
+export interface RetainedTokenIssuer {
+  readonly userPoolId: string;
+  readonly clientId: string;
+  /** The prefix of the retained pool's Cognito domain (the `TokenEndpoint` the stack output). */
+  readonly domainPrefix: string;
+}
+
 export interface CognitoTokenIssuerProps {
   /** Globally unique (per region) prefix of the Cognito domain; derived when absent. */
   readonly domainPrefix: string | undefined;
+  /** With `-c userPoolId=…`: the retained issuer, re-attached; nothing of Cognito is created. */
+  readonly retained: RetainedTokenIssuer | undefined;
 }
 
 /**
  * A user pool that exists only to issue machine tokens: one confidential app client that may use the
- * client-credentials grant for the scope the handler requires (DEFAULT_REQUIRED_SCOPE). Nobody signs up or signs in.
+ * client-credentials grant for the scope the handler requires (DEFAULT_REQUIRED_SCOPE). Nobody signs up or
+ * signs in. The pool, its client, resource server and domain outlive the stack (but not their own failed
+ * first create), so that a recreated stack serves the same issuer, client id and secret: docs/DEPLOY.md,
+ * "Redeploy onto the retained table and user pool".
  */
 export class CognitoTokenIssuer extends Construct {
-  readonly userPool: UserPool;
-  readonly client: UserPoolClient;
-  readonly domain: UserPoolDomain;
+  readonly userPool: IUserPool;
+  readonly client: IUserPoolClient;
   /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`, the `iss` of its tokens. */
   readonly issuerUrl: string;
   readonly tokenEndpoint: string;
 
   constructor(scope: Construct, id: string, props: CognitoTokenIssuerProps) {
     super(scope, id);
-
-    this.userPool = this.createUserPool();
-    this.client = addMachineClient(this.userPool);
-
-    this.domain = this.userPool.addDomain("Domain", {
-      cognitoDomain: { domainPrefix: props.domainPrefix ?? derivedDomainPrefix(this) },
-    });
-
     const stack = Stack.of(this);
+
+    if (props.retained === undefined) {
+      const userPool = this.createUserPool();
+      this.userPool = userPool;
+      this.client = addMachineClient(userPool);
+      const domain = userPool.addDomain("Domain", {
+        cognitoDomain: { domainPrefix: props.domainPrefix ?? derivedDomainPrefix(this) },
+      });
+      domain.applyRemovalPolicy(RETAINED);
+      this.tokenEndpoint = `${domain.baseUrl()}/oauth2/token`;
+    } else {
+      const { userPoolId, clientId, domainPrefix } = props.retained;
+      this.userPool = UserPool.fromUserPoolId(this, "UserPool", userPoolId);
+      this.client = UserPoolClient.fromUserPoolClientId(this, "MachineClient", clientId);
+      this.tokenEndpoint = `https://${domainPrefix}.auth.${stack.region}.amazoncognito.com/oauth2/token`;
+    }
     // Built by hand because the handler compares it with `iss` byte for byte.
     this.issuerUrl = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
-    this.tokenEndpoint = `${this.domain.baseUrl()}/oauth2/token`;
   }
 
   /** A pool without users or sign-in: it only holds the machine client. */
@@ -66,8 +89,9 @@ export class CognitoTokenIssuer extends Construct {
         requireDigits: true,
         requireSymbols: true,
       },
-      // The pool holds no user data, only the client; a new deployment issues a new client id and secret.
-      removalPolicy: RemovalPolicy.DESTROY,
+      // Kept when the stack is deleted, so that a recreate keeps the issuer and the client; deleted with its
+      // own failed first create, where nobody holds its client yet and it would bill the client monthly.
+      removalPolicy: RETAINED,
     });
     Validations.of(userPool).acknowledge(
       {
@@ -113,8 +137,9 @@ function addMachineClient(userPool: UserPool): UserPoolClient {
     userPoolResourceServerName: "Plant Store API",
     scopes: [writeScope],
   });
+  resourceServer.applyRemovalPolicy(RETAINED);
 
-  return userPool.addClient("MachineClient", {
+  const client = userPool.addClient("MachineClient", {
     generateSecret: true,
     // A non-empty authFlows makes CDK list the flows explicitly; with every user flow off only
     // ALLOW_REFRESH_TOKEN_AUTH remains, and the client-credentials grant never issues refresh tokens.
@@ -133,6 +158,8 @@ function addMachineClient(userPool: UserPool): UserPoolClient {
     enableTokenRevocation: true,
     preventUserExistenceErrors: true,
   });
+  client.applyRemovalPolicy(RETAINED);
+  return client;
 }
 
 /**

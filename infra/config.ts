@@ -12,6 +12,11 @@ export interface CognitoIssuerConfig {
   readonly kind: "cognito";
   /** Prefix of the Cognito domain; by default derived from the stack name and the stack's unique id. */
   readonly domainPrefix: string | undefined;
+  /**
+   * With `-c userPoolId=…`: the pool, client and domain a destroyed stack retained, served again (the same
+   * issuer, client id and secret); `undefined` creates them.
+   */
+  readonly retained: { userPoolId: string; clientId: string; domainPrefix: string } | undefined;
 }
 
 /** Tokens come from an OIDC issuer the user brings; the stack creates no user pool. */
@@ -68,6 +73,9 @@ export interface MultiRegionDomainConfig {
   /** Each Region's ACM certificate for `domainName`, by Region. */
   readonly certificateArns: Readonly<Record<string, string>>;
 }
+/** What stands in front of the HTTP API: nothing, or CloudFront with an AWS WAF web ACL (infra/edge-protection.ts). */
+export const EDGE_PROTECTIONS = ["none", "waf"] as const;
+export type EdgeProtection = (typeof EDGE_PROTECTIONS)[number];
 
 /** How CodeDeploy moves traffic to a new version of the function. */
 export const DEPLOYMENT_STYLES = ["canary", "all-at-once"] as const;
@@ -93,6 +101,12 @@ export interface PlantStoreConfig {
   readonly existingTableName: string | undefined;
   /** X-Ray active tracing on the function (the default); `-c tracing=false` turns it off. */
   readonly tracing: boolean;
+  /** CloudFormation refuses to delete the stack while on (`-c terminationProtection=true`). */
+  readonly terminationProtection: boolean;
+  /** Tags on the stack and every resource that takes tags: the stack's own, then `-c tags=key=value,…`. */
+  readonly tags: Record<string, string>;
+  /** `waf`: CloudFront and a WAF web ACL in front, the API's own endpoints closed to anything else. */
+  readonly edgeProtection: EdgeProtection;
 }
 
 /** Every context option the app reads; any other plain key is refused as a typo (see refuseUnknownContextKeys). */
@@ -120,6 +134,11 @@ export const CONTEXT_KEYS = [
   "regions",
   "witnessRegion",
   "certificateArns",
+  "userPoolId",
+  "userPoolClientId",
+  "terminationProtection",
+  "tags",
+  "edgeProtection",
 ] as const;
 
 export const CONTEXT_DEFAULTS = {
@@ -129,6 +148,7 @@ export const CONTEXT_DEFAULTS = {
   deployment: "canary",
   throttleRateLimit: 50,
   throttleBurstLimit: 100,
+  edgeProtection: "none",
 } as const;
 
 /** A context value or combination the stack refuses; its message names the option and what is wrong. */
@@ -227,7 +247,52 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
     alarmEmail,
     existingTableName: readExistingTableName(readContext),
     tracing: readBoolean(readContext, "tracing", true),
+    terminationProtection: readBoolean(readContext, "terminationProtection", false),
+    tags: readTags(readContext),
+    edgeProtection: readEdgeProtection(readContext),
   };
+}
+
+/** `-c tags=team=plants,cost-center=42`: keys and values as AWS tags allow them, at most 40 pairs. */
+function readTags(readContext: ContextReader): Record<string, string> {
+  const text = optionalString(readContext, "tags");
+  if (text === undefined) return {};
+  const tags: Record<string, string> = {};
+  for (const pair of commaList(text)) {
+    const [key = "", ...rest] = pair.split("=");
+    const value = rest.join("=");
+    const tagText = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+    if (!/^.{1,128}$/u.test(key) || key.startsWith("aws:") || !tagText.test(key) || rest.length === 0) {
+      throw new ContextError(
+        `Context "tags" entry "${pair}" must be key=value, the key 1 to 128 letters, digits, spaces or _.:/=+-@ and not starting with aws:`,
+      );
+    }
+    if (value.length > 256 || !tagText.test(value)) {
+      throw new ContextError(
+        `Context "tags" value of "${key}" must be at most 256 letters, digits, spaces or _.:/=+-@`,
+      );
+    }
+    tags[key] = value;
+  }
+  if (Object.keys(tags).length > 40) throw new ContextError('Context "tags" holds more than 40 tags');
+  return tags;
+}
+
+function readEdgeProtection(readContext: ContextReader): EdgeProtection {
+  const value = optionalString(readContext, "edgeProtection") ?? CONTEXT_DEFAULTS.edgeProtection;
+  const protection = EDGE_PROTECTIONS.find((known) => known === value);
+  if (protection === undefined) {
+    throw new ContextError(
+      `Context "edgeProtection" must be ${EDGE_PROTECTIONS.join(" or ")}, got "${value}"`,
+    );
+  }
+  if (protection === "waf" && optionalString(readContext, "domainName") === undefined) {
+    throw new ContextError(
+      'Context "edgeProtection=waf" needs "domainName" and "certificateArn": the API\'s own execute-api ' +
+        "endpoint is closed, and CloudFront reaches the API at that custom domain (docs/DEPLOY.md, Edge protection)",
+    );
+  }
+  return protection;
 }
 
 /** `-c corsAllowOrigins`: each entry an origin as a browser sends it, or `*` (lambda/http/cors.ts). */
@@ -283,7 +348,44 @@ function readTokenIssuer(readContext: ContextReader): CognitoIssuerConfig | Exte
   if (prefixProblem !== undefined) {
     throw new ContextError(`Context "cognitoDomainPrefix" ${prefixProblem}, got "${domainPrefix}"`);
   }
-  return { kind: "cognito", domainPrefix };
+  return { kind: "cognito", domainPrefix, retained: readRetainedUserPool(readContext, domainPrefix) };
+}
+
+/**
+ * `-c userPoolId=… -c userPoolClientId=… -c cognitoDomainPrefix=…`: the user pool, its app client and its
+ * domain that a destroyed stack retained. All three or none: the handler needs the client id, the token
+ * endpoint output the domain's prefix.
+ */
+function readRetainedUserPool(
+  readContext: ContextReader,
+  domainPrefix: string | undefined,
+): CognitoIssuerConfig["retained"] {
+  const userPoolId = optionalString(readContext, "userPoolId");
+  const clientId = optionalString(readContext, "userPoolClientId");
+  if (userPoolId === undefined) {
+    if (clientId !== undefined) {
+      throw new ContextError(
+        'Context "userPoolClientId" only applies with "userPoolId" (a retained user pool)',
+      );
+    }
+    return undefined;
+  }
+  if (!/^[a-z]{2}(?:-[a-z]+)+-\d_[0-9A-Za-z]+$/.test(userPoolId)) {
+    throw new ContextError(
+      `Context "userPoolId" must be a Cognito user pool id like eu-west-1_AbC123dEf, got "${userPoolId}"`,
+    );
+  }
+  if (clientId === undefined || !/^[0-9a-z]{1,128}$/.test(clientId)) {
+    throw new ContextError(
+      `Context "userPoolId" needs "userPoolClientId": the retained pool's app client id (the ClientId output), got ${JSON.stringify(clientId)}`,
+    );
+  }
+  if (domainPrefix === undefined) {
+    throw new ContextError(
+      'Context "userPoolId" needs "cognitoDomainPrefix": the prefix of the retained pool\'s domain (the first label of the TokenEndpoint output)',
+    );
+  }
+  return { userPoolId, clientId, domainPrefix };
 }
 
 /** The context options that only apply with `issuer`. */

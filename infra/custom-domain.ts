@@ -5,10 +5,11 @@ import {
   EndpointType,
   type HttpApi,
   type HttpStage,
+  IpAddressType,
   SecurityPolicy,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
-import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
+import { AaaaRecord, ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
 import { Construct } from "constructs";
 import type { CustomDomainConfig } from "./config.ts";
@@ -22,7 +23,9 @@ export interface CustomDomainProps {
 
 /**
  * `https://<domainName>/plants` in front of the API: a regional custom domain with the given ACM
- * certificate, mapped to the stage at the root, and with a hosted zone, the alias record that points to it.
+ * certificate, mapped to the stage at the root, answering on IPv4 and IPv6, and with a hosted zone, the
+ * A and AAAA alias records that point to it. The API's execute-api endpoint is closed beside it
+ * (infra/plant-store-stack.ts).
  */
 export class CustomDomain extends Construct {
   readonly domainName: DomainName;
@@ -44,6 +47,7 @@ export class CustomDomain extends Construct {
       certificate: Certificate.fromCertificateArn(this, "Certificate", config.certificateArn),
       endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
+      ipAddressType: IpAddressType.DUAL_STACK,
     });
     new ApiMapping(this, "ApiMapping", { api: props.api, domainName: this.domainName, stage: props.stage });
     this.plantsUrl = `https://${config.domainName}/plants`;
@@ -52,8 +56,9 @@ export class CustomDomain extends Construct {
       this.dnsTargetToSet = this.domainName.regionalDomainName;
     } else {
       this.dnsTargetToSet = undefined;
-      new ARecord(this, "AliasRecord", {
-        zone: HostedZone.fromHostedZoneId(this, "HostedZone", config.hostedZoneId),
+      const zone = HostedZone.fromHostedZoneId(this, "HostedZone", config.hostedZoneId);
+      const alias = {
+        zone,
         // Fully qualified (trailing dot): the zone's name is then not needed, and Route 53 itself refuses
         // a name outside the zone.
         recordName: `${config.domainName}.`,
@@ -63,7 +68,9 @@ export class CustomDomain extends Construct {
             this.domainName.regionalHostedZoneId,
           ),
         ),
-      });
+      };
+      new ARecord(this, "AliasRecord", alias);
+      new AaaaRecord(this, "AliasRecordIpv6", alias);
     }
   }
 

@@ -1,14 +1,39 @@
-import { type App, Validations } from "aws-cdk-lib";
+import { type App, Stack, Tags, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import {
+  ContextError,
+  type PlantStoreConfig,
   readMultiRegionConfig,
   readPlantStoreConfig,
   readStackName,
   refuseUnknownContextKeys,
 } from "./config.ts";
+import { CLOUDFRONT_WEB_ACL_REGION, EdgeWebAclStack } from "./edge-web-acl-stack.ts";
 import { addMultiRegionPlantStore } from "./multi-region/multi-region-app.ts";
 import { PlantStoreStack } from "./plant-store-stack.ts";
+import { certificateLocation } from "./rules/certificate-region.ts";
 import { DeployRulesPlugin } from "./rules/plugin.ts";
+
+/**
+ * With `-c edgeProtection=waf`, the web ACL's stack in us-east-1 (CloudFront's web ACLs live there), and
+ * the environment of the Plant Store stack: a reference across Regions needs both stacks' accounts and
+ * Regions at synth, and the custom domain's certificate names them (the stack must be in its Region).
+ */
+function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
+  const location = config.customDomain && certificateLocation(config.customDomain.certificateArn);
+  if (location === undefined) throw new ContextError('"edgeProtection=waf" needs "certificateArn"');
+  const stack = new EdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
+    description: "Plant Store: the AWS WAF web ACL of the CloudFront distribution in front of the API",
+    env: { account: location.account, region: CLOUDFRONT_WEB_ACL_REGION },
+    crossRegionReferences: true,
+    terminationProtection: config.terminationProtection,
+    stageRateLimit: config.throttleRateLimit,
+  });
+  return { stack, env: { account: location.account, region: location.region } };
+}
+
+/** The tag every resource of a stack carries, its value the stack's name. */
+export const STACK_TAG = "plant-store:stack";
 
 /**
  * Adds the Plant Store stack, configured from the app's context, and the cdk-nag checks to `app`. With
@@ -20,15 +45,41 @@ export function addPlantStore(app: App): PlantStoreStack {
   const stackName = readStackName(readContext);
   const config = readPlantStoreConfig(readContext);
   const multiRegion = readMultiRegionConfig(readContext);
-  const stack =
+  if (multiRegion !== undefined && config.edgeProtection === "waf") {
+    throw new ContextError(
+      '"edgeProtection=waf" is for one Region; with "regions", each Region is its own origin',
+    );
+  }
+  const edge = config.edgeProtection === "waf" ? addEdgeWebAcl(app, stackName, config) : undefined;
+  const stacks =
     multiRegion === undefined
-      ? // No `env`: the stack is environment-agnostic, so synth needs no credentials and no lookups.
-        new PlantStoreStack(app, stackName, {
-          description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
-          config,
-        })
-      : addMultiRegionPlantStore(app, stackName, config, multiRegion)[0];
+      ? [
+          // No `env` unless the edge needs one: the stack is environment-agnostic, so synth needs no
+          // credentials and no lookups.
+          new PlantStoreStack(app, stackName, {
+            description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
+            config,
+            terminationProtection: config.terminationProtection,
+            ...(edge === undefined
+              ? {}
+              : { env: edge.env, crossRegionReferences: true, edgeWebAclArn: edge.stack.webAcl.attrArn }),
+          }),
+        ]
+      : addMultiRegionPlantStore(app, stackName, config, multiRegion);
+  const stack = stacks.find(
+    (candidate): candidate is PlantStoreStack => candidate instanceof PlantStoreStack,
+  );
   if (stack === undefined) throw new Error("no Region to serve");
+  if (edge !== undefined) stack.addStackDependency(edge.stack);
+  // On every stack of the app and every resource that takes tags. The stack tag stays on what outlives a
+  // stack (the retained table and user pool), so they can be found by it after a destroy.
+  // Dashboards are left out: their Tags property is newer than the CloudFormation schema cfn-lint 1.51.0
+  // checks against (E3002), and a dashboard goes with the stack.
+  for (const tagged of app.node.children.filter((child) => Stack.isStack(child))) {
+    for (const [key, value] of Object.entries({ [STACK_TAG]: stackName, ...config.tags })) {
+      Tags.of(tagged).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
+    }
+  }
   // Any unacknowledged AwsSolutions finding, and any deploy-time rule broken (infra/rules/), fails
   // synthesis, so `cdk synth` and `cdk deploy` refuse it before anything is created.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new DeployRulesPlugin());

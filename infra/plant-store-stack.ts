@@ -5,6 +5,7 @@ import {
   HttpApi,
   HttpMethod,
   HttpStage,
+  type IHttpRouteAuthorizer,
   LogGroupLogDestination,
   PayloadFormatVersion,
 } from "aws-cdk-lib/aws-apigatewayv2";
@@ -30,14 +31,20 @@ import type { PlantStoreConfig } from "./config.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
 import { DeliveredKeySet, type KeySetSource } from "./delivered-key-set.ts";
+import { EdgeProtection } from "./edge-protection.ts";
 import { HANDLER_SETTING, handlerCode } from "./handler-code.ts";
 import { PLANTS_PARTITION_KEY, PLANTS_TABLE_KEEPING } from "./plants-table.ts";
+import { PreTrafficCheck } from "./pre-traffic-check.ts";
+import { dependOnRolePolicyOnly } from "./role-dependency.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
+import { StageThrottles } from "./stage-throttles.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
+  /** With `-c edgeProtection=waf`: the us-east-1 web ACL's ARN (infra/edge-web-acl-stack.ts). */
+  readonly edgeWebAclArn?: string;
 }
 
 /** How long the handler keeps retrying the store before it answers 503 (the handler's default). */
@@ -90,24 +97,33 @@ export class PlantStoreStack extends Stack {
       handler: handlerParts.handler,
       source: tokenVerification.keySetSource,
     });
-    const apiParts = this.createApi(config, handlerParts.liveAlias);
+    const edgeProtection = this.createEdgeProtection(config, props.edgeWebAclArn);
+    const apiParts = this.createApi(config, handlerParts.liveAlias, edgeProtection?.authorizer);
     const { handler, liveAlias } = handlerParts;
     const { api, stage } = apiParts;
     this.api = api;
     this.stage = stage;
 
+    const stageThrottles = new StageThrottles(this, "StageThrottles", {
+      accessLogGroup: apiParts.accessLogGroup,
+      apiId: api.apiId,
+    });
     const alarms = new PlantStoreAlarms(this, "Alarms", {
       api,
       handler,
       liveAlias,
       table,
       alarmEmail: config.alarmEmail,
+      stageThrottles: stageThrottles.metric,
     });
+    const preTrafficCheck = new PreTrafficCheck(this, "PreTrafficCheck", { probedFunction: handler });
     const rollout = new SafeRollout(this, "Rollout", {
       alias: liveAlias,
       deployment: config.deployment,
       rollbackAlarms: alarms.rollbackAlarms,
+      preTrafficHook: preTrafficCheck.hook,
     });
+    preTrafficCheck.allowDeploymentAccess(rollout.deploymentGroup, liveAlias);
     const dashboard = new PlantStoreDashboard(this, "Dashboard", {
       api,
       handler,
@@ -120,13 +136,34 @@ export class PlantStoreStack extends Stack {
         ? undefined
         : new CustomDomain(this, "CustomDomain", { config: config.customDomain, api, stage });
 
-    this.addOutputs({ table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification });
+    this.addOutputs({
+      table,
+      handlerParts,
+      apiParts,
+      dashboard,
+      rollout,
+      customDomain,
+      tokenVerification,
+      plantsUrl: edgeProtection?.plantsUrl ?? customDomain?.plantsUrl,
+    });
+  }
+
+  /** With `-c edgeProtection=waf`: CloudFront and the web ACL in front, the API closed to anything else. */
+  private createEdgeProtection(config: PlantStoreConfig, webAclArn: string | undefined) {
+    if (config.edgeProtection === "none") return undefined;
+    if (config.customDomain === undefined || webAclArn === undefined) {
+      throw new Error("edge protection needs the custom domain and the web ACL's ARN");
+    }
+    return new EdgeProtection(this, "EdgeProtection", {
+      originDomainName: config.customDomain.domainName,
+      webAclArn,
+    });
   }
 
   /**
-   * The plants table: a new one, retained when the stack is destroyed or the table replaced, but not when
-   * its own first create rolls back (RetainExceptOnCreate); or, with `-c tableName=…`, the one a destroyed
-   * stack retained, so that a redeploy serves the plants it stored (docs/DEPLOY.md).
+   * The plants table: a new one, retained and deletion-protected (infra/rules/table-retention.ts says why
+   * Retain, not RetainExceptOnCreate); or, with `-c tableName=…`, the one a destroyed stack retained, so
+   * that a redeploy serves the plants it stored (docs/DEPLOY.md).
    */
   private createOrImportTable(existingTableName: string | undefined): TableBase {
     if (existingTableName !== undefined) {
@@ -180,6 +217,7 @@ export class PlantStoreStack extends Stack {
         STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
       },
     });
+    dependOnRolePolicyOnly(handler, role);
     if (config.tracing) {
       Validations.of(role).acknowledge({
         id: "AwsSolutions-IAM5[Resource::*]",
@@ -217,10 +255,17 @@ export class PlantStoreStack extends Stack {
   }
 
   /** The HTTP API: one gateway route per operation of the routes table, all served by the live alias. */
-  private createApi(config: PlantStoreConfig, liveAlias: Alias): ApiParts {
+  private createApi(
+    config: PlantStoreConfig,
+    liveAlias: Alias,
+    authorizer: IHttpRouteAuthorizer | undefined,
+  ): ApiParts {
     const api = new HttpApi(this, "Api", {
       description: `Plant Store: ${describeRoutes()}`,
       createDefaultStage: false,
+      // With a custom domain the generated execute-api URL is closed: callers use the domain (and, with
+      // edge protection, only CloudFront reaches it), so nothing bypasses what stands in front of it.
+      disableExecuteApiEndpoint: config.customDomain !== undefined,
       corsPreflight:
         config.corsAllowOrigins === undefined
           ? undefined
@@ -236,7 +281,12 @@ export class PlantStoreStack extends Stack {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
     for (const { method, path } of ROUTES) {
-      api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+      api.addRoutes({
+        path,
+        methods: [HttpMethod[method]],
+        integration,
+        ...(authorizer ? { authorizer } : {}),
+      });
     }
     Validations.of(api).acknowledge({
       id: "AwsSolutions-APIG4",
@@ -279,11 +329,13 @@ export class PlantStoreStack extends Stack {
     rollout: SafeRollout;
     customDomain: CustomDomain | undefined;
     tokenVerification: TokenVerification;
+    /** Where callers POST when not the execute-api URL: the distribution's, else the custom domain's. */
+    plantsUrl: string | undefined;
   }): void {
     const { table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification } = parts;
     new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
       // The $default stage has no path segment of its own.
-      value: customDomain?.plantsUrl ?? `${apiParts.api.apiEndpoint}/plants`,
+      value: parts.plantsUrl ?? `${apiParts.api.apiEndpoint}/plants`,
       description: "POST a NewPlant here with Authorization: Bearer <access token>",
     });
     if (customDomain?.dnsTargetToSet !== undefined) {
@@ -331,6 +383,7 @@ export class PlantStoreStack extends Stack {
     }
     const cognitoIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
       domainPrefix: tokenIssuer.domainPrefix,
+      retained: tokenIssuer.retained,
     });
     return {
       cognitoIssuer,
@@ -348,6 +401,7 @@ export class PlantStoreStack extends Stack {
 
 /** One JSON object per request; `$context` variables of HTTP APIs. */
 const ACCESS_LOG_FIELDS = {
+  apiId: "$context.apiId",
   requestId: "$context.requestId",
   requestTime: "$context.requestTime",
   sourceIp: "$context.identity.sourceIp",

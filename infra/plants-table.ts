@@ -10,12 +10,14 @@ import { type Attribute, AttributeType } from "aws-cdk-lib/aws-dynamodb";
 export const PLANTS_PARTITION_KEY: Attribute = { name: "id", type: AttributeType.NUMBER };
 
 /**
- * Kept when the stack is destroyed or the table replaced, but not when its own first create rolls back
- * (RetainExceptOnCreate); deletion protection against a delete by hand; point-in-time recovery. TableV2
- * applies the protection and recovery to every replica.
+ * Kept whenever CloudFormation would delete it (Retain), even when its own first create rolls back: with
+ * deletion protection on, DynamoDB refuses the delete and a failed first create would end
+ * ROLLBACK_FAILED; retained, the rollback completes and leaves an empty table (docs/DEPLOY.md, "A failed
+ * first deploy"; the rule infra/rules/table-retention.ts). Deletion protection against a delete by hand;
+ * point-in-time recovery. TableV2 applies the protection and recovery to every replica.
  */
 export const PLANTS_TABLE_KEEPING = {
   pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
   deletionProtection: true,
-  removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+  removalPolicy: RemovalPolicy.RETAIN,
 } as const;

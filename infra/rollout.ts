@@ -1,9 +1,10 @@
-import { Validations } from "aws-cdk-lib";
+import { type CfnResource, Lazy, Stack, Token, Validations } from "aws-cdk-lib";
 import type { IAlarm } from "aws-cdk-lib/aws-cloudwatch";
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from "aws-cdk-lib/aws-codedeploy";
-import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import type { Alias } from "aws-cdk-lib/aws-lambda";
+import { type Policy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import type { Alias, IFunction } from "aws-cdk-lib/aws-lambda";
 import { Construct } from "constructs";
+import { rollbackAlarmNamePrefix } from "./alarms.ts";
 import type { DeploymentStyle } from "./config.ts";
 
 /** The alias the API invokes; CodeDeploy moves it from one published version to the next. */
@@ -21,6 +22,8 @@ export interface SafeRolloutProps {
   readonly deployment: DeploymentStyle;
   /** Any of them in ALARM while traffic shifts stops the deployment and moves the alias back. */
   readonly rollbackAlarms: IAlarm[];
+  /** Run by CodeDeploy before any traffic moves (BeforeAllowTraffic); it fails the deployment or lets it go on. */
+  readonly preTrafficHook: IFunction;
 }
 
 /**
@@ -32,7 +35,10 @@ export class SafeRollout extends Construct {
 
   constructor(scope: Construct, id: string, props: SafeRolloutProps) {
     super(scope, id);
-    const role = this.createRole(props.alias);
+    // The application's name, known once the group (which creates the application) exists: the role's
+    // trust names it, and nothing of the application refers back to the role.
+    const applicationName = Lazy.string({ produce: () => this.deploymentGroup.application.applicationName });
+    const role = this.createRole(props.alias, props.preTrafficHook, applicationName);
     this.deploymentGroup = new LambdaDeploymentGroup(this, "DeploymentGroup", {
       alias: props.alias,
       deploymentConfig: DEPLOYMENT_CONFIGS[props.deployment],
@@ -41,21 +47,40 @@ export class SafeRollout extends Construct {
       // Immutable to CDK, which would otherwise attach AWSCodeDeployRoleForLambdaLimited to any role given.
       role: role.withoutPolicyUpdates(),
     });
-    // The role's policy exists before the group can start a deployment.
-    this.deploymentGroup.node.addDependency(role);
-    // The deployment group (with this deploy's rollback alarms) is updated before CodeDeploy moves the alias.
-    props.alias.node.addDependency(this.deploymentGroup);
+    // The hook is named here rather than given as `preHook`, whose grants would go to the hook's default
+    // policy and make a cycle (infra/pre-traffic-check.ts, allowDeploymentAccess).
+    (props.alias.node.defaultChild as CfnResource).addOverride(
+      "UpdatePolicy.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook",
+      props.preTrafficHook.functionName,
+    );
+    // The role's policy exists before the group can start a deployment (the group's reference to the role
+    // itself orders the role). The alias refers to the group and the hook in its UpdatePolicy, which orders
+    // them before CodeDeploy moves it: no DependsOn for either, which cfn-lint reports as redundant (W3005).
+    this.deploymentGroup.node.defaultChild?.node.addDependency(
+      role.node.findChild("DefaultPolicy") as Policy,
+    );
   }
 
   /**
    * CodeDeploy's role, limited to this function's alias: AWSCodeDeployRoleForLambdaLimited, CDK's default,
-   * may read and move the alias of every function in the account. No SNS, S3 or hook permissions: the
-   * deployment group has no triggers, the AppSpec comes inline from CloudFormation, and there are no hooks.
+   * may read and move the alias of every function in the account. No SNS or S3 permissions: the deployment
+   * group has no triggers, and the AppSpec comes inline from CloudFormation. Only CodeDeploy acting for a
+   * deployment group of this stack's application, in this account, may assume it (CodeDeploy User Guide,
+   * "Cross-service confused deputy prevention": aws:SourceArn is the deployment group's ARN).
    */
-  private createRole(alias: Alias): Role {
+  private createRole(alias: Alias, preTrafficHook: IFunction, applicationName: string): Role {
+    const stack = Stack.of(this);
     const role = new Role(this, "ServiceRole", {
-      assumedBy: new ServicePrincipal("codedeploy.amazonaws.com"),
-      description: "CodeDeploy for Plant Store: move the live alias of this function only, read alarm states",
+      assumedBy: new ServicePrincipal("codedeploy.amazonaws.com", {
+        conditions: {
+          StringEquals: { "aws:SourceAccount": stack.account },
+          ArnLike: {
+            "aws:SourceArn": `arn:${stack.partition}:codedeploy:${stack.region}:${stack.account}:deploymentgroup:${applicationName}/*`,
+          },
+        },
+      }),
+      description:
+        "CodeDeploy for Plant Store: move the live alias of this function only, run its pre-traffic hook, read its rollback alarms",
     });
     // The alias's ARN built from the function's: a Ref to the alias would make it depend on this role.
     const aliasArn = `${alias.version.lambda.functionArn}:${alias.aliasName}`;
@@ -66,16 +91,28 @@ export class SafeRollout extends Construct {
       }),
     );
     role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [preTrafficHook.functionArn] }),
+    );
+    // The rollback alarms' name prefix, not their ARNs: each deploy names new alarms, and a policy changed
+    // seconds before CodeDeploy first reads them could still be propagating (a failed read stops the rollout).
+    const alarmNamePattern = `${rollbackAlarmNamePrefix(stack.stackName)}*`;
+    role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["cloudwatch:DescribeAlarms"],
-        resources: ["*"],
+        resources: [
+          `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${alarmNamePattern}`,
+        ],
       }),
     );
+    // cdk-nag names the resource as synthesized: pseudo parameters, or an environment's own values.
+    const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+    const shownArn = `arn:${shown(stack.partition, "Partition")}:cloudwatch:${shown(stack.region, "Region")}:${shown(stack.account, "AccountId")}:alarm:${alarmNamePattern}`;
     Validations.of(role).acknowledge({
-      id: "AwsSolutions-IAM5[Resource::*]",
+      id: `AwsSolutions-IAM5[Resource::${shownArn}]`,
       reason:
-        "cloudwatch:DescribeAlarms only reads alarm states; CodeDeploy polls the rollback alarms with it, " +
-        "and a deployment that cannot read them stops. Every write is limited to this function's alias.",
+        "cloudwatch:DescribeAlarms on this stack's rollback alarms only, which each deploy replaces with " +
+        "alarms named after the new version. It only reads their states; every write is limited to this " +
+        "function's alias.",
     });
     return role;
   }

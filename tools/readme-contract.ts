@@ -8,8 +8,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import type { PlantField } from "../lambda/plants/plant.ts";
 import { describeFields } from "../lambda/plants/create-plant.ts";
+import type { PlantField } from "../lambda/plants/plant.ts";
 
 const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
 const OPENAPI_PATH = fileURLToPath(new URL("../openapi/openapi.yaml", import.meta.url));

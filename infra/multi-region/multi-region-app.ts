@@ -45,6 +45,7 @@ export function addMultiRegionPlantStore(
     ? new PlantStoreSharedStack(app, sharedStackName(stackName), {
         env: { region: firstRegion },
         description: "Plant Store, multi-Region: the strongly consistent table and the token issuer",
+        terminationProtection: config.terminationProtection,
         config,
         multiRegion,
         tableName,
@@ -70,6 +71,7 @@ export function addMultiRegionPlantStore(
     const stack = new PlantStoreStack(app, regionalStackName(stackName, region), {
       env: { region },
       description: `Plant Store in ${region}: POST /plants on API Gateway HTTP API, Lambda and DynamoDB MRSC`,
+      terminationProtection: config.terminationProtection,
       config: { ...config, tokenIssuer, existingTableName: tableName, customDomain: undefined },
     });
     if (shared !== undefined) stack.addStackDependency(shared);

@@ -34,6 +34,7 @@ export class PlantStoreSharedStack extends Stack {
     if (config.tokenIssuer.kind === "cognito") {
       this.tokenIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
         domainPrefix: config.tokenIssuer.domainPrefix,
+        retained: config.tokenIssuer.retained,
       });
       addTokenIssuerOutputs(this, this.tokenIssuer);
       new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: this.tokenIssuer.issuerUrl });

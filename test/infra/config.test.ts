@@ -15,9 +15,9 @@ const contextOf =
     values[key];
 
 describe("readPlantStoreConfig", () => {
-  it("defaults to a Cognito issuer, 1024 MB, no reservation, canary rollouts, 50 rps / 100 burst, no CORS, no email, no domain", () => {
+  it("defaults to a Cognito issuer, 1024 MB, no reservation, canary rollouts, 50 rps / 100 burst, no CORS, no email, no domain, no termination protection, no tags of the operator's, no edge protection", () => {
     expect(readPlantStoreConfig(contextOf({}))).toEqual({
-      tokenIssuer: { kind: "cognito", domainPrefix: undefined },
+      tokenIssuer: { kind: "cognito", domainPrefix: undefined, retained: undefined },
       memorySizeMb: 1024,
       reservedConcurrency: undefined,
       deployment: "canary",
@@ -28,6 +28,9 @@ describe("readPlantStoreConfig", () => {
       alarmEmail: undefined,
       existingTableName: undefined,
       tracing: true,
+      terminationProtection: false,
+      tags: {},
+      edgeProtection: "none",
     });
   });
 

@@ -149,13 +149,18 @@ describe("with an alarm email", () => {
     });
   });
 
-  it("notifies the topic from every operator alarm, and from no rollback alarm", () => {
+  it("notifies the topic from every operator alarm, going off and back to OK, and from no rollback alarm", () => {
     const alarms = Object.entries(template.findResources("AWS::CloudWatch::Alarm"));
-    expect(alarms).toHaveLength(9);
+    expect(alarms).toHaveLength(10);
     for (const [id, alarm] of alarms) {
-      if (id.startsWith("AlarmsNewVersion")) expect(alarm.Properties.AlarmActions).toBeUndefined();
-      else
-        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }]);
+      if (id.startsWith("AlarmsNewVersion")) {
+        expect(alarm.Properties.AlarmActions).toBeUndefined();
+        expect(alarm.Properties.OKActions).toBeUndefined();
+      } else {
+        const topic = [{ Ref: expect.stringMatching(/^AlarmsAlarmTopic/) }];
+        expect(alarm.Properties.AlarmActions, id).toEqual(topic);
+        expect(alarm.Properties.OKActions, id).toEqual(topic);
+      }
     }
   });
 });
@@ -178,9 +183,19 @@ describe("with a custom domain and no hosted zone", () => {
     expect(onlyResource(template, "AWS::ApiGatewayV2::DomainName")).toEqual({
       DomainName: "plants.example.com",
       DomainNameConfigurations: [
-        { CertificateArn: CERTIFICATE_ARN, EndpointType: "REGIONAL", SecurityPolicy: "TLS_1_2" },
+        {
+          CertificateArn: CERTIFICATE_ARN,
+          EndpointType: "REGIONAL",
+          SecurityPolicy: "TLS_1_2",
+          IpAddressType: "dualstack",
+        },
       ],
+      Tags: { "plant-store:stack": "PlantStoreStaging" },
     });
+  });
+
+  it("closes the API's execute-api endpoint: the domain is the only way in", () => {
+    expect(onlyResource(template, "AWS::ApiGatewayV2::Api").DisableExecuteApiEndpoint).toBe(true);
   });
 
   it("maps the domain's root to the $default stage, once the stage exists", () => {
@@ -283,6 +298,18 @@ describe("context refused at synth", () => {
     ],
     [{ corsAllowOrigins: "app.example.com" }, /"corsAllowOrigins" entry "app.example.com" is not an origin/],
     [{ tableName: "arn:aws:dynamodb:eu-west-1:123456789012:table/t" }, /"tableName" must be a DynamoDB/],
+    [{ userPoolClientId: "abc" }, /"userPoolClientId" only applies with "userPoolId"/],
+    [{ userPoolId: "eu-west-1_AbC123" }, /"userPoolId" needs "userPoolClientId"/],
+    [
+      { userPoolId: "eu-west-1_AbC123", userPoolClientId: "1example23456789" },
+      /"userPoolId" needs "cognitoDomainPrefix"/,
+    ],
+    [{ userPoolId: "plants", userPoolClientId: "1example23456789" }, /"userPoolId" must be a Cognito/],
+    [{ terminationProtection: "yes" }, /"terminationProtection" must be true or false/],
+    [{ tags: "team" }, /"tags" entry "team" must be key=value/],
+    [{ tags: "aws:team=plants" }, /not starting with aws:/],
+    [{ edgeProtection: "shield" }, /"edgeProtection" must be none or waf/],
+    [{ edgeProtection: "waf" }, /"edgeProtection=waf" needs "domainName" and "certificateArn"/],
   ])("%j", (context, message) => {
     const error = synthesisError(context);
     // A ContextError is printed by `cdk synth` as its message alone (infra/app.ts).

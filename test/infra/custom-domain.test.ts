@@ -11,16 +11,29 @@ const { template, nagFindings } = synthesizePlantStore({
 describe("with a custom domain in a Route 53 hosted zone", () => {
   const domainNameId = onlyLogicalId(template, "AWS::ApiGatewayV2::DomainName");
 
-  it("creates the alias record in the zone, pointing at the API's regional domain", () => {
-    expect(onlyResource(template, "AWS::Route53::RecordSet")).toEqual({
-      HostedZoneId: "Z0123456789ABCDEFGHIJ",
-      Name: "api.plants.example.com.",
-      Type: "A",
-      AliasTarget: {
-        DNSName: { "Fn::GetAtt": [domainNameId, "RegionalDomainName"] },
-        HostedZoneId: { "Fn::GetAtt": [domainNameId, "RegionalHostedZoneId"] },
-      },
-    });
+  it("creates the A and AAAA alias records in the zone, pointing at the API's dual-stack regional domain", () => {
+    const records = Object.values(template.findResources("AWS::Route53::RecordSet")).map(
+      ({ Properties }) => Properties,
+    );
+    expect(records.map((record) => record.Type).sort()).toEqual(["A", "AAAA"]);
+    for (const record of records) {
+      expect(record).toEqual({
+        HostedZoneId: "Z0123456789ABCDEFGHIJ",
+        Name: "api.plants.example.com.",
+        Type: record.Type,
+        AliasTarget: {
+          DNSName: { "Fn::GetAtt": [domainNameId, "RegionalDomainName"] },
+          HostedZoneId: { "Fn::GetAtt": [domainNameId, "RegionalHostedZoneId"] },
+        },
+      });
+    }
+    expect(onlyResource(template, "AWS::ApiGatewayV2::DomainName").DomainNameConfigurations).toEqual([
+      expect.objectContaining({ IpAddressType: "dualstack" }),
+    ]);
+  });
+
+  it("closes the API's execute-api endpoint", () => {
+    expect(onlyResource(template, "AWS::ApiGatewayV2::Api").DisableExecuteApiEndpoint).toBe(true);
   });
 
   it("names the custom URL, and no DNS target to set by hand", () => {

@@ -4,7 +4,7 @@
  * every configuration docs/DEPLOY.md documents synthesizes with no finding of the rules, CloudFormation
  * Validate or cdk-nag; and `cdk synth` fails on a rule's finding, saying what to change.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, RemovalPolicy, Validations } from "aws-cdk-lib";
@@ -18,7 +18,8 @@ import { domainPrefixProblem, withoutReservedWords } from "../../infra/rules/cog
 import type { Template, TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { DEPLOY_RULES } from "../../infra/rules/index.ts";
 import { checkStack, DeployRulesPlugin } from "../../infra/rules/plugin.ts";
-import { ISSUER_KEY_SET_FILE, synthesisError, synthesizedTemplate } from "../support/synthesize.ts";
+import { documentedConfigurations } from "../support/documented-configurations.ts";
+import { synthesisError, synthesizedTemplate } from "../support/synthesize.ts";
 
 /** A synth inside a test: seconds on a quiet machine, more beside other suites on two cores. */
 const SYNTH_TIMEOUT_MS = 120_000;
@@ -96,15 +97,31 @@ describe("each rule finds its fault", () => {
       /does not allow cloudwatch\.amazonaws\.com to sns:Publish/,
     ],
     [
-      "PlantStore-TableRetainExceptOnCreate",
-      "RetainExceptOnCreate (Retain instead)",
+      "PlantStore-TableRetained",
+      "Retain (RetainExceptOnCreate instead)",
       without(defaults, (resources) => {
-        resourceNamed(resources, "PlantsTable").DeletionPolicy = "Retain";
+        resourceNamed(resources, "PlantsTable").DeletionPolicy = "RetainExceptOnCreate";
       }),
-      /DeletionPolicy is Retain\. .*first create failed/,
+      /DeletionPolicy is RetainExceptOnCreate\. .*first create that fails ends ROLLBACK_FAILED/,
     ],
     [
-      "PlantStore-TableRetainExceptOnCreate",
+      "PlantStore-TableRetained",
+      "Retain on replacement",
+      without(defaults, (resources) => {
+        delete resourceNamed(resources, "PlantsTable").UpdateReplacePolicy;
+      }),
+      /UpdateReplacePolicy is Delete/,
+    ],
+    [
+      "PlantStore-TableRetained",
+      "a generated table name",
+      without(defaults, (resources) => {
+        resourceNamed(resources, "PlantsTable").Properties.TableName = "plants";
+      }),
+      /the table has a fixed TableName/,
+    ],
+    [
+      "PlantStore-TableRetained",
       "deletion protection",
       without(defaults, (resources) => {
         resourceNamed(resources, "PlantsTable").Properties.DeletionProtectionEnabled = false;
@@ -236,9 +253,9 @@ describe("cdk synth", () => {
         const app = new App({ outdir, context: { "aws:cdk:bundling-stacks": [] } });
         const stack = addPlantStore(app);
         const table = stack.node.findAll().find((child) => child instanceof CfnTable);
-        table?.applyRemovalPolicy(RemovalPolicy.RETAIN);
+        table?.applyRemovalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE);
         expect(() => app.synth()).toThrow(
-          /ERROR DeletionPolicy is Retain\. [\s\S]*PlantStore\/PlantsTable[\s\S]*Suggested fix: give the table removalPolicy: RemovalPolicy\.RETAIN_ON_UPDATE_OR_DELETE[\s\S]*PlantStore-TableRetainExceptOnCreate/,
+          /ERROR DeletionPolicy is RetainExceptOnCreate\. [\s\S]*PlantStore\/PlantsTable[\s\S]*Suggested fix: give the table removalPolicy: RemovalPolicy\.RETAIN [\s\S]*PlantStore-TableRetained/,
         );
       } finally {
         rmSync(outdir, { recursive: true, force: true });
@@ -295,28 +312,6 @@ describe("Cognito domain prefixes", () => {
     }
   });
 });
-
-/** What the guide's shell values stand for here: the retained table's name, the key-set file it downloads. */
-const DOCUMENTED_VALUES: Record<string, string> = {
-  '"$TABLE"': "PlantStore-PlantsTable1A2B3C4D-0A1B2C3D4E5F",
-  "issuer-jwks.json": ISSUER_KEY_SET_FILE,
-};
-
-/** Every `npx cdk deploy …` of docs/DEPLOY.md, as the context it passes. */
-function documentedConfigurations(): Record<string, string>[] {
-  const page = readFileSync(new URL("../../docs/DEPLOY.md", import.meta.url), "utf8").replace(
-    /\\\n\s*/g,
-    " ",
-  );
-  return [...page.matchAll(/^npx cdk deploy(.*)$/gm)].map((match) =>
-    Object.fromEntries(
-      [...(match[1] ?? "").matchAll(/-c (\w+)=("[^"]*"|\S+)/g)].map(([, key = "", value = ""]) => [
-        key,
-        DOCUMENTED_VALUES[value] ?? value.replace(/^"|"$/g, ""),
-      ]),
-    ),
-  );
-}
 
 /** Each documented configuration with its synthesized template, or the error its synthesis threw. */
 const documented = documentedConfigurations().map((context) => {

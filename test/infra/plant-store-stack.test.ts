@@ -172,14 +172,15 @@ describe("the table", () => {
       SSESpecification: { SSEEnabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       DeletionProtectionEnabled: true,
+      Tags: [{ Key: "plant-store:stack", Value: "PlantStore" }],
     });
   });
 
-  it("outlives the stack and a replacement, but not its own failed first create", () => {
-    template.hasResource("AWS::DynamoDB::Table", {
-      DeletionPolicy: "RetainExceptOnCreate",
-      UpdateReplacePolicy: "Retain",
-    });
+  it("outlives the stack, a replacement and its own failed first create, which then rolls back clean", () => {
+    // RetainExceptOnCreate would make a failed first create delete the protected table: ROLLBACK_FAILED.
+    template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
+    // A generated name: the next create cannot collide with the empty table a failed one left.
+    expect(onlyResource(template, "AWS::DynamoDB::Table").TableName).toBeUndefined();
   });
 });
 
@@ -245,6 +246,7 @@ describe("the HTTP API", () => {
       "ApiAccessLogGroup",
       "HandlerLogGroup",
       "KeySetDeliveryReaderLogGroup",
+      "PreTrafficCheckLogGroup",
     ]);
     for (const [, logGroup] of logGroups) expect(logGroup.Properties.RetentionInDays).toBe(30);
   });
@@ -255,6 +257,17 @@ describe("the Cognito token issuer", () => {
     template.hasResourceProperties("AWS::Cognito::UserPool", {
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
     });
+  });
+
+  it("keeps the pool, its client, resource server and domain when the stack is deleted, not after a failed first create", () => {
+    for (const type of [
+      "AWS::Cognito::UserPool",
+      "AWS::Cognito::UserPoolClient",
+      "AWS::Cognito::UserPoolResourceServer",
+      "AWS::Cognito::UserPoolDomain",
+    ]) {
+      template.hasResource(type, { DeletionPolicy: "RetainExceptOnCreate", UpdateReplacePolicy: "Retain" });
+    }
   });
 
   it("defines the resource server plants with the scope write", () => {
@@ -323,6 +336,7 @@ describe("the alarms", () => {
       "PlantStore/Fault",
       "PlantStore/Fault",
       "PlantStore/IssuerUnavailable",
+      "PlantStore/StageThrottled",
       "PlantStore/StoreUnavailable",
       "ThrottledRequests",
     ]);
@@ -385,6 +399,21 @@ describe("the alarms", () => {
       ],
       Period: 60,
     });
+  });
+
+  it("say in their descriptions the period they sum over", () => {
+    for (const alarm of alarms) {
+      const period = (alarm.Period ??
+        (alarm.Metrics as { MetricStat?: { Period: number } }[]).find((query) => query.MetricStat)?.MetricStat
+          ?.Period) as number;
+      expect([60, 300]).toContain(period);
+      expect(alarm.AlarmDescription).toMatch(period === 60 ? / in 1 minute\)$/ : / in 5 minutes\)$/);
+    }
+    const rollbackDescriptions = alarms
+      .filter((alarm) => JSON.stringify(alarm.AlarmName ?? "").includes("NewVersion"))
+      .map((alarm) => alarm.AlarmDescription);
+    expect(rollbackDescriptions).toHaveLength(2);
+    for (const description of rollbackDescriptions) expect(description).toMatch(/\(sum >= 1 in 1 minute\)$/);
   });
 
   it("count throttled PutItem and GetItem even when only one of them has data", () => {
@@ -461,6 +490,7 @@ describe("the outputs", () => {
 
 describe("the rollout", () => {
   const alias = onlyResource(template, "AWS::Lambda::Alias");
+  const hookId = resourceLogicalId("AWS::Lambda::Function", "PreTrafficCheckFunction");
   const deploymentGroup = onlyResource(template, "AWS::CodeDeploy::DeploymentGroup");
 
   it("points the alias live at the version this deploy publishes", () => {
@@ -496,22 +526,79 @@ describe("the rollout", () => {
         Action: ["lambda:GetAlias", "lambda:GetProvisionedConcurrencyConfig", "lambda:UpdateAlias"],
         Resource: [functionArn, { "Fn::Join": ["", [functionArn, ":live"]] }],
       },
-      { Effect: "Allow", Action: "cloudwatch:DescribeAlarms", Resource: "*" },
+      { Effect: "Allow", Action: "lambda:InvokeFunction", Resource: { "Fn::GetAtt": [hookId, "Arn"] } },
+      {
+        Effect: "Allow",
+        Action: "cloudwatch:DescribeAlarms",
+        Resource: {
+          "Fn::Join": [
+            "",
+            [
+              "arn:",
+              { Ref: "AWS::Partition" },
+              ":cloudwatch:",
+              { Ref: "AWS::Region" },
+              ":",
+              { Ref: "AWS::AccountId" },
+              ":alarm:PlantStore-NewVersion*",
+            ],
+          ],
+        },
+      },
     ]);
   });
 
-  it("updates the deployment group (this version's alarms) before CodeDeploy moves the alias", () => {
-    template.hasResource("AWS::Lambda::Alias", {
-      DependsOn: Match.arrayWith([onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup")]),
-    });
+  it("may be assumed only by CodeDeploy for a deployment group of its application, in its account", () => {
+    const roleId = resourceLogicalId("AWS::IAM::Role", "RolloutServiceRole");
+    const role = template.findResources("AWS::IAM::Role")[roleId]?.Properties as {
+      AssumeRolePolicyDocument: { Statement: unknown[] };
+    };
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: "sts:AssumeRole",
+        Effect: "Allow",
+        Principal: { Service: "codedeploy.amazonaws.com" },
+        Condition: {
+          StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } },
+          ArnLike: {
+            "aws:SourceArn": {
+              "Fn::Join": [
+                "",
+                [
+                  "arn:",
+                  { Ref: "AWS::Partition" },
+                  ":codedeploy:",
+                  { Ref: "AWS::Region" },
+                  ":",
+                  { Ref: "AWS::AccountId" },
+                  ":deploymentgroup:",
+                  { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
+                  "/*",
+                ],
+              ],
+            },
+          },
+        },
+      },
+    ]);
   });
 
-  it("moves the alias through CodeDeploy, not at once", () => {
+  it("names the rollback alarms in DescribeAlarms' scope", () => {
+    const names = Object.values(template.findResources("AWS::CloudWatch::Alarm"))
+      .map(({ Properties }) => JSON.stringify(Properties.AlarmName ?? ""))
+      .filter((name) => name.includes("NewVersion"));
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^\{"Fn::Join":\["",\["PlantStore-NewVersion/);
+  });
+
+  it("moves the alias through CodeDeploy, not at once, after the pre-traffic hook passed", () => {
+    // The references order the group (this version's alarms) and the hook before CodeDeploy moves the alias.
     template.hasResource("AWS::Lambda::Alias", {
       UpdatePolicy: {
         CodeDeployLambdaAliasUpdate: {
           ApplicationName: { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
           DeploymentGroupName: { Ref: onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup") },
+          BeforeAllowTrafficHook: { Ref: hookId },
         },
       },
     });
@@ -542,6 +629,135 @@ describe("the rollout", () => {
     expect(deploymentGroup.AutoRollbackConfiguration).toEqual({
       Enabled: true,
       Events: ["DEPLOYMENT_FAILURE", "DEPLOYMENT_STOP_ON_REQUEST", "DEPLOYMENT_STOP_ON_ALARM"],
+    });
+  });
+});
+
+describe("the pre-traffic hook", () => {
+  const hookId = resourceLogicalId("AWS::Lambda::Function", "PreTrafficCheckFunction");
+  const hook = template.findResources("AWS::Lambda::Function")[hookId]?.Properties as Record<string, unknown>;
+  const roleId = resourceLogicalId("AWS::IAM::Role", "PreTrafficCheckRole");
+  const functionArn = { "Fn::GetAtt": [handlerRef.Ref, "Arn"] };
+  const statementsOf = (policy: Record<string, unknown>) =>
+    (policy.PolicyDocument as { Statement: unknown[] }).Statement;
+  const policies = Object.entries(template.findResources("AWS::IAM::Policy")).filter(
+    ([, { Properties }]) => JSON.stringify(Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+  );
+  const deploymentGroupArn = {
+    "Fn::Join": [
+      "",
+      [
+        "arn:",
+        { Ref: "AWS::Partition" },
+        ":codedeploy:",
+        { Ref: "AWS::Region" },
+        ":",
+        { Ref: "AWS::AccountId" },
+        ":deploymentgroup:",
+        { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
+        "/",
+        { Ref: onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup") },
+      ],
+    ],
+  };
+
+  it("probes the handler function, named in its environment, on Node 24 with its own log group", () => {
+    expect(hook).toMatchObject({
+      Runtime: "nodejs24.x",
+      Environment: { Variables: { PROBED_FUNCTION_NAME: handlerRef } },
+      LoggingConfig: {
+        LogGroup: { Ref: resourceLogicalId("AWS::Logs::LogGroup", "PreTrafficCheckLogGroup") },
+      },
+      Role: { "Fn::GetAtt": [roleId, "Arn"] },
+    });
+  });
+
+  it("may invoke only the handler's versions, and read and report only its own deployment group", () => {
+    expect(policies.flatMap(([, { Properties }]) => statementsOf(Properties))).toEqual([
+      {
+        Effect: "Allow",
+        Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
+        Resource: {
+          "Fn::GetAtt": [resourceLogicalId("AWS::Logs::LogGroup", "PreTrafficCheckLogGroup"), "Arn"],
+        },
+      },
+      {
+        Effect: "Allow",
+        Action: "lambda:InvokeFunction",
+        Resource: { "Fn::Join": ["", [functionArn, ":*"]] },
+      },
+      {
+        Effect: "Allow",
+        Action: ["codedeploy:GetDeployment", "codedeploy:PutLifecycleEventHookExecutionStatus"],
+        Resource: deploymentGroupArn,
+      },
+      {
+        Effect: "Allow",
+        Action: "codedeploy:GetApplicationRevision",
+        Resource: {
+          "Fn::Join": [
+            "",
+            [
+              "arn:",
+              { Ref: "AWS::Partition" },
+              ":codedeploy:",
+              { Ref: "AWS::Region" },
+              ":",
+              { Ref: "AWS::AccountId" },
+              ":application:",
+              { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
+            ],
+          ],
+        },
+      },
+    ]);
+    const role = template.findResources("AWS::IAM::Role")[roleId]?.Properties as Record<string, unknown>;
+    expect(role.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it("has its deployment permissions in place before CodeDeploy moves the alias", () => {
+    const [deploymentAccessId] = policies
+      .map(([id]) => id)
+      .filter((id) => id.startsWith("PreTrafficCheckDeploymentAccess"));
+    template.hasResource("AWS::Lambda::Alias", { DependsOn: Match.arrayWith([deploymentAccessId]) });
+  });
+});
+
+describe("the stage's own 429s", () => {
+  const filter = onlyResource(template, "AWS::Logs::MetricFilter");
+
+  it("are counted from the access log, per API, only where no integration ran", () => {
+    expect(filter).toEqual({
+      LogGroupName: { Ref: resourceLogicalId("AWS::Logs::LogGroup", "ApiAccessLogGroup") },
+      FilterPattern: '{ ($.status = "429") && ($.integrationStatus = "-") }',
+      MetricTransformations: [
+        {
+          MetricNamespace: "PlantStore",
+          MetricName: "StageThrottled",
+          MetricValue: "1",
+          Dimensions: [{ Key: "ApiId", Value: "$.apiId" }],
+        },
+      ],
+    });
+    const format = JSON.parse(
+      (onlyResource(template, "AWS::ApiGatewayV2::Stage").AccessLogSettings as { Format: string }).Format,
+    );
+    // The fields the filter reads, as the access log writes them.
+    expect(format).toMatchObject({
+      apiId: "$context.apiId",
+      status: "$context.status",
+      integrationStatus: "$context.integrationStatus",
+    });
+  });
+
+  it("raise an operator's alarm at 10 in 5 minutes", () => {
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "PlantStore",
+      MetricName: "StageThrottled",
+      Dimensions: [{ Name: "ApiId", Value: { Ref: onlyLogicalId(template, "AWS::ApiGatewayV2::Api") } }],
+      Statistic: "Sum",
+      Period: 300,
+      Threshold: 10,
     });
   });
 });

@@ -50,15 +50,13 @@ function synthesizeInto(outdir: string, context: Record<string, string>): Synthe
     paths: violation.violatingResources.map((resource) => resource.constructPath),
   }));
   const template = Template.fromStack(stack);
-  const assetDirectories = readdirSync(assembly.directory).filter((name) => name.startsWith("asset."));
-  if (assetDirectories.length !== 1 || assetDirectories[0] === undefined) {
-    throw new Error(`Expected one asset (the handler bundle), found ${assetDirectories.join(", ")}`);
+  // The handler's code is `<asset hash>.zip`; its bundle is in the assembly's `asset.<asset hash>`.
+  const { S3Key } = handlerResource(template).Code as { S3Key: string };
+  const handlerAsset = `asset.${S3Key.replace(/\.zip$/, "")}`;
+  if (!readdirSync(assembly.directory).includes(handlerAsset)) {
+    throw new Error(`The handler's bundle ${handlerAsset} is not in the cloud assembly`);
   }
-  return {
-    template,
-    nagFindings,
-    handlerAssetDirectory: join(assembly.directory, assetDirectories[0]),
-  };
+  return { template, nagFindings, handlerAssetDirectory: join(assembly.directory, handlerAsset) };
 }
 
 /**
@@ -74,6 +72,28 @@ export function synthesizedTemplate(context: Record<string, string> = {}): Deplo
     });
     const stack = addPlantStore(app);
     return app.synth().getStackByName(stack.stackName).template as DeployTemplate;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every stack's template of the app synthesized with `context`, without bundling: the Plant Store stack and,
+ * with edge protection, its us-east-1 companion. Synthesis throws on any finding, as synthesizedTemplate.
+ */
+export function synthesizedTemplates(
+  context: Record<string, string> = {},
+): { stackName: string; template: DeployTemplate }[] {
+  const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+  try {
+    const app = new App({
+      outdir,
+      context: { ...cdkJson.context, ...context, [BUNDLING_STACKS]: [] },
+    });
+    addPlantStore(app);
+    return app
+      .synth()
+      .stacks.map(({ stackName, template }) => ({ stackName, template: template as DeployTemplate }));
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

@@ -1,0 +1,108 @@
+import { fileURLToPath } from "node:url";
+import { Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import type { ILambdaDeploymentGroup } from "aws-cdk-lib/aws-codedeploy";
+import { Policy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { type Alias, Architecture, type IFunction, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { PROBED_FUNCTION_VARIABLE } from "./pre-traffic-hook/environment.ts";
+import { dependOnRolePolicyOnly } from "./role-dependency.ts";
+
+const HOOK_ENTRY = fileURLToPath(new URL("./pre-traffic-hook/entry.ts", import.meta.url));
+
+/**
+ * The probed function's invoke (a cold start of the new version is well under its own 10 s timeout) plus
+ * the CodeDeploy calls around it.
+ */
+const HOOK_TIMEOUT = Duration.seconds(30);
+
+export interface PreTrafficCheckProps {
+  /** The function whose new version each deployment must prove before traffic moves to it. */
+  readonly probedFunction: IFunction;
+}
+
+/**
+ * The BeforeAllowTraffic hook of the rollout: a small function that invokes the version a deployment
+ * moves the live alias to with a request without a token, and fails the deployment unless that version
+ * answers the API's 401 with its challenge (./pre-traffic-hook/). Its role may invoke the probed function's
+ * versions, read the deployments of its one deployment group and report the hook's status there.
+ */
+export class PreTrafficCheck extends Construct {
+  readonly hook: NodejsFunction;
+  private readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, "LogGroup", {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new Role(this, "Role", {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+      description: "Plant Store pre-traffic hook: invoke the new version, read and report its deployment",
+    });
+    logGroup.grantWrite(this.role);
+    const { functionArn } = props.probedFunction;
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        // A qualified ARN: `<function>:<version>`. IAM cannot tell a version from an alias, so the alias
+        // `live` matches too; the hook invokes the version its deployment names, never the alias.
+        actions: ["lambda:InvokeFunction"],
+        resources: [`${functionArn}:*`],
+      }),
+    );
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.probedFunction.node.defaultChild as never)}.Arn>:*]`,
+      reason:
+        "lambda:InvokeFunction on the probed function's qualified ARNs only: each deploy publishes a new " +
+        "version, whose number is known only at deploy time.",
+    });
+
+    this.hook = new NodejsFunction(this, "Function", {
+      entry: HOOK_ENTRY,
+      handler: "handler",
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: HOOK_TIMEOUT,
+      role: this.role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      description:
+        "CodeDeploy BeforeAllowTraffic: the new version must answer a request without a token with 401",
+      environment: { [PROBED_FUNCTION_VARIABLE]: props.probedFunction.functionName },
+      bundling: {
+        format: OutputFormat.CJS,
+        minify: true,
+        target: "node24",
+        // The SDK clients are bundled at the versions the tests ran, not taken from the runtime.
+        externalModules: [],
+      },
+    });
+    dependOnRolePolicyOnly(this.hook, this.role);
+  }
+
+  /**
+   * What the hook does in the rollout's deployment group: read its deployments (and, when not inline,
+   * their AppSpec) and report its status there, in a policy of its own that the alias's update waits for.
+   * Not in the role's default policy: the hook function depends on that one, CodeDeploy's role names the
+   * hook, and the group names CodeDeploy's role, which would make a cycle.
+   */
+  allowDeploymentAccess(deploymentGroup: ILambdaDeploymentGroup, alias: Alias): void {
+    const policy = new Policy(this, "DeploymentAccess", {
+      roles: [this.role],
+      statements: [
+        new PolicyStatement({
+          actions: ["codedeploy:GetDeployment", "codedeploy:PutLifecycleEventHookExecutionStatus"],
+          resources: [deploymentGroup.deploymentGroupArn],
+        }),
+        new PolicyStatement({
+          actions: ["codedeploy:GetApplicationRevision"],
+          resources: [deploymentGroup.application.applicationArn],
+        }),
+      ],
+    });
+    alias.node.defaultChild?.node.addDependency(policy);
+  }
+}
