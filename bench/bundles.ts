@@ -3,7 +3,7 @@
  * (bench/entries/, bench/peers/), so that tsc checks every variant: the shipped handler, the handler
  * without each cold-start lever (lambda/dependencies.ts's ColdStartLevers), the floors and the peers.
  */
-import { copyFile, mkdir, stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { type BuildOptions, build } from "esbuild";
 import { buildBundleWithSize } from "../tools/build-bundle.ts";

@@ -2,6 +2,7 @@ import { Duration, Stack } from "aws-cdk-lib";
 import type { HttpApi, HttpStage } from "aws-cdk-lib/aws-apigatewayv2";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import {
+  AaaaRecord,
   ARecord,
   HealthCheck,
   HealthCheckType,
@@ -86,7 +87,9 @@ export class RegionRouting extends Construct {
       healthThreshold: 2,
     });
 
-    new ARecord(this, "LatencyRecord", {
+    // The regional domain is dual-stack (infra/custom-domain.ts): an A and an AAAA latency record, both
+    // following this Region's health.
+    const latencyRecord = {
       zone: HostedZone.fromHostedZoneId(this, "HostedZone", domain.hostedZoneId),
       // Fully qualified, as the single-Region record (infra/custom-domain.ts).
       recordName: `${domain.domainName}.`,
@@ -99,6 +102,8 @@ export class RegionRouting extends Construct {
       region,
       setIdentifier: region,
       healthCheck: this.healthCheck,
-    });
+    };
+    new ARecord(this, "LatencyRecord", latencyRecord);
+    new AaaaRecord(this, "LatencyRecordIpv6", latencyRecord);
   }
 }

@@ -104,14 +104,16 @@ export function createHandler({
       source,
       metrics,
     );
-    if (afterAnswer) setImmediate(afterAnswer);
     return toApiGatewayResult(ending.response);
   };
   return (event, context) => {
     // Read as the invocation starts: Lambda sets it per invocation.
     const trace = invocationTraceHeader();
     const respondTraced = () => respond(event, context, trace?.root);
-    return traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
+    const answered = traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
+    // Registered here, outside the invocation's trace: the background work is no call of this request.
+    if (afterAnswer) void answered.then(() => setImmediate(afterAnswer));
+    return answered;
   };
 }
 

@@ -8,12 +8,13 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { App } from "aws-cdk-lib";
+import { App, Tags } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { readPlantStoreConfig } from "../../infra/config.ts";
 import { READER_PROPERTIES } from "../../infra/key-set-delivery/key-set-reader.ts";
 import { HEALTH_EVALUATION_PERIODS, UNHEALTHY_5XX_SHARE } from "../../infra/multi-region/region-routing.ts";
+import { STACK_TAG } from "../../infra/plant-store-app.ts";
 import { PlantStoreStack } from "../../infra/plant-store-stack.ts";
 import type { TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { checkStack } from "../../infra/rules/plugin.ts";
@@ -92,7 +93,7 @@ describe("-c regions=us-east-1,us-east-2,us-west-2", () => {
 
   it("declares one table, strongly consistent, with a replica in every Region, each kept as the single-Region table is", () => {
     const [, table] = only(shared, "AWS::DynamoDB::GlobalTable");
-    expect(table.DeletionPolicy).toBe("RetainExceptOnCreate");
+    expect(table.DeletionPolicy).toBe("Retain");
     expect(table.UpdateReplacePolicy).toBe("Retain");
     expect(table.Properties).toMatchObject({
       TableName: "PlantStore-plants",
@@ -218,25 +219,34 @@ describe("-c regions with -c domainName, a hosted zone and a certificate per Reg
   it.each(US)("gives %s its own domain with its own certificate, and a latency record for it", (region) => {
     const regional = stackNamed(withDomain, `PlantStore-${region}`);
     const [domainId, domain] = only(regional, "AWS::ApiGatewayV2::DomainName");
-    expect(domain.Properties).toEqual({
+    const { Tags: _tags, ...domainProperties } = domain.Properties ?? {};
+    expect(domainProperties).toEqual({
       DomainName: "plants.example.com",
       DomainNameConfigurations: [
-        { CertificateArn: certificate(region), EndpointType: "REGIONAL", SecurityPolicy: "TLS_1_2" },
+        {
+          CertificateArn: certificate(region),
+          EndpointType: "REGIONAL",
+          IpAddressType: "dualstack",
+          SecurityPolicy: "TLS_1_2",
+        },
       ],
     });
-    const [, record] = only(regional, "AWS::Route53::RecordSet");
-    expect(record.Properties).toEqual({
-      Name: "plants.example.com.",
-      Type: "A",
-      HostedZoneId: "Z0123456789ABCDEFGHIJ",
-      Region: region,
-      SetIdentifier: region,
-      AliasTarget: {
-        DNSName: { "Fn::GetAtt": [domainId, "RegionalDomainName"] },
-        HostedZoneId: { "Fn::GetAtt": [domainId, "RegionalHostedZoneId"] },
-      },
-      HealthCheckId: { Ref: expect.any(String) },
-    });
+    // An A and an AAAA record (the domain is dual-stack), alike but for their type.
+    const records = resourcesOf(regional, "AWS::Route53::RecordSet").map(([, record]) => record.Properties);
+    expect(records).toEqual(
+      ["A", "AAAA"].map((type) => ({
+        Name: "plants.example.com.",
+        Type: type,
+        HostedZoneId: "Z0123456789ABCDEFGHIJ",
+        Region: region,
+        SetIdentifier: region,
+        AliasTarget: {
+          DNSName: { "Fn::GetAtt": [domainId, "RegionalDomainName"] },
+          HostedZoneId: { "Fn::GetAtt": [domainId, "RegionalHostedZoneId"] },
+        },
+        HealthCheckId: { Ref: expect.any(String) },
+      })),
+    );
   });
 
   it.each(US)(
@@ -244,7 +254,7 @@ describe("-c regions with -c domainName, a hosted zone and a certificate per Reg
     (region) => {
       const regional = stackNamed(withDomain, `PlantStore-${region}`);
       const resources = regional.template.Resources ?? {};
-      const [, record] = only(regional, "AWS::Route53::RecordSet");
+      const [[, record] = ["", {}]] = resourcesOf(regional, "AWS::Route53::RecordSet");
       const healthCheckOf = (reference: unknown) => {
         const id = (reference as { Ref: string }).Ref;
         return resources[id]?.Properties?.HealthCheckConfig as Record<string, unknown>;
@@ -301,6 +311,7 @@ describe("without -c regions", () => {
       description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
       config: readPlantStoreConfig(() => undefined),
     });
+    Tags.of(direct).add(STACK_TAG, "PlantStore", { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
     // The key-set reader's Synthesis property is the time of each synth, so that each deploy reads again.
     const timeless = (template: unknown) =>
       JSON.parse(
@@ -324,9 +335,11 @@ describe("without -c regions", () => {
           DeletionProtectionEnabled: true,
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
           SSESpecification: { SSEEnabled: true },
+          Tags: [{ Key: STACK_TAG, Value: "PlantStore" }],
         },
         UpdateReplacePolicy: "Retain",
-        DeletionPolicy: "RetainExceptOnCreate",
+        // Retain, not RetainExceptOnCreate since issue 33: a failed first create must roll back clean.
+        DeletionPolicy: "Retain",
       },
     ]);
   });
