@@ -2,22 +2,16 @@ import type { KeyObject } from "node:crypto";
 import { InvalidTokenError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
-import { keyWeakness } from "./key-strength.ts";
+import { keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
 type NodeCrypto = typeof import("node:crypto");
 
 /** A public key as an issuer publishes it (RFC 7517 §4, RFC 7518 §6): the members this API reads. */
-export interface JsonWebKey {
-  kty: string;
+export interface JsonWebKey extends PublicKeyMembers {
   kid?: string;
   alg?: string;
   use?: string;
   key_ops?: string[];
-  crv?: string;
-  n?: string;
-  e?: string;
-  x?: string;
-  y?: string;
 }
 
 /** A key of the issuer's key set, imported when the key set arrived. */

@@ -1,5 +1,14 @@
 import { canonicalBase64url } from "./jws.ts";
-import type { JsonWebKey } from "./key-set.ts";
+
+/** The members that make a public key (RFC 7518 §6): what its strength is read from. */
+export interface PublicKeyMembers {
+  kty: string;
+  crv?: string;
+  n?: string;
+  e?: string;
+  x?: string;
+  y?: string;
+}
 
 /** RFC 7518 §3.3: "A key of size 2048 bits or larger MUST be used with these algorithms." */
 export const MIN_RSA_MODULUS_BITS = 2048;
@@ -73,7 +82,7 @@ export function smallOrderKeys(crv: string): ReadonlySet<string> | undefined {
  * sees it, or undefined. The reasons go into answers and log lines, so they name no key material and
  * echo nothing the issuer wrote. A point off its curve is left to node:crypto's import, which refuses it.
  */
-export function keyWeakness(jwk: JsonWebKey): string | undefined {
+export function keyWeakness(jwk: PublicKeyMembers): string | undefined {
   switch (jwk.kty) {
     case "RSA":
       return rsaWeakness(jwk);
@@ -86,7 +95,7 @@ export function keyWeakness(jwk: JsonWebKey): string | undefined {
   }
 }
 
-function rsaWeakness({ n, e }: JsonWebKey): string | undefined {
+function rsaWeakness({ n, e }: PublicKeyMembers): string | undefined {
   const modulus = unsignedBytes(n);
   const exponent = unsignedBytes(e);
   if (modulus === undefined) return "its n is missing or not base64url";
@@ -107,7 +116,7 @@ function rsaWeakness({ n, e }: JsonWebKey): string | undefined {
   return undefined;
 }
 
-function ecWeakness({ crv, x, y }: JsonWebKey): string | undefined {
+function ecWeakness({ crv, x, y }: PublicKeyMembers): string | undefined {
   const size = crv === undefined ? undefined : EC_COORDINATE_BYTES.get(crv);
   if (size === undefined) return "its crv is not P-256, P-384 or P-521";
   for (const [name, coordinate] of [
@@ -119,7 +128,7 @@ function ecWeakness({ crv, x, y }: JsonWebKey): string | undefined {
   return undefined;
 }
 
-function okpWeakness({ crv, x }: JsonWebKey): string | undefined {
+function okpWeakness({ crv, x }: PublicKeyMembers): string | undefined {
   const size = crv === undefined ? undefined : OKP_KEY_BYTES.get(crv);
   if (crv === undefined || size === undefined) return "its crv is not Ed25519 or Ed448";
   const key = decoded(x);
