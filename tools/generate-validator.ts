@@ -132,9 +132,20 @@ function validatorSource(document: Schema): string {
   });
   const { schema, refusals } = newPlantValidationSchema(document);
   const validate = ajv.compile(schema as object);
-  const source = inlineRuntimeHelpers(standalone.default(ajv, validate));
+  const source = withoutSchemaPaths(inlineRuntimeHelpers(standalone.default(ajv, validate)));
   const refusalsSource = `export const patternRefusals = ${JSON.stringify(Object.fromEntries(refusals))};`;
   return `${BANNER}\n${source}\n${refusalsSource}\n`;
+}
+
+/**
+ * Each error's `schemaPath` says where in the schema it failed; the answers are written from its keyword
+ * and params alone (parse-new-plant.ts, SchemaError), so the paths, a sixth of the validator, are not
+ * shipped in the function's bundle.
+ */
+function withoutSchemaPaths(source: string): string {
+  const stripped = source.replaceAll(/schemaPath:\s*"[^"]*",\s*/g, "");
+  if (stripped.includes("schemaPath")) throw new Error("the generated validator's schemaPath changed its form");
+  return stripped;
 }
 
 /** ajv's ESM output still `require`s its runtime helpers; the only one used here is inlined instead. */
