@@ -5,7 +5,8 @@
  */
 import { createSocket } from "node:dgram";
 import { fileURLToPath } from "node:url";
-import { DAEMON_HEADER, parseDaemonAddress } from "../lambda/tracing/daemon-client.ts";
+import { DAEMON_HEADER } from "../lambda/tracing/daemon-client.ts";
+import { parseDaemonAddress } from "../lambda/tracing/trace-header.ts";
 import { daemonAddressFrom } from "./local-settings.ts";
 
 const DEFAULT_DAEMON_ADDRESS = "127.0.0.1:2000";

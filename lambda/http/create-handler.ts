@@ -4,7 +4,7 @@ import { ApiError, RouteNotFoundError } from "../errors.ts";
 import { logRequest } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
 import type { PlantStore } from "../plants/create-plant.ts";
-import type { InvocationTracing } from "../tracing/invocation-tracing.ts";
+import type { SampledTracing } from "../tracing/sampled-tracing.ts";
 import { invocationTraceHeader } from "../tracing/trace-header.ts";
 import {
   type ApiGatewayEvent,
@@ -23,7 +23,7 @@ export interface Dependencies {
   /** The metrics' dimension value: the Lambda function's name. */
   functionName?: string;
   /** Runs each invocation inside its X-Ray trace (lambda/tracing/); without it, nothing is traced. */
-  traceInvocation?: InvocationTracing["run"];
+  traceInvocation?: SampledTracing["run"];
   /** The version that answers, the `Fault` metric's second dimension (AWS_LAMBDA_FUNCTION_VERSION). */
   functionVersion?: string;
   /**

@@ -1,26 +1,5 @@
 import type { Socket, SocketOptions } from "node:dgram";
-
-/** Where the X-Ray daemon listens for segment documents (UDP). */
-export interface DaemonAddress {
-  host: string;
-  port: number;
-}
-
-/**
- * `AWS_XRAY_DAEMON_ADDRESS` as Lambda and the X-Ray SDKs write it: `host:port` (`169.254.79.129:2000`,
- * `[::1]:2000`), or `tcp:host:port udp:host:port` of which the UDP one is used. Undefined if malformed.
- */
-export function parseDaemonAddress(value: string): DaemonAddress | undefined {
-  const entries = value.trim().split(/\s+/);
-  const entry =
-    entries.find((part) => part.startsWith("udp:"))?.slice(4) ??
-    (entries.length === 1 ? entries[0] : undefined);
-  const match = entry?.match(/^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/);
-  if (!match) return undefined;
-  const port = Number(match[3]);
-  if (port < 1 || port > 65_535) return undefined;
-  return { host: match[1] ?? match[2] ?? "", port };
-}
+import type { DaemonAddress } from "./trace-header.ts";
 
 /** Every document sent to the daemon starts with this line (X-Ray's daemon protocol). */
 export const DAEMON_HEADER = '{"format": "json", "version": 1}\n';

@@ -1,21 +1,21 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dgram from "node:dgram";
 import type { KeySetFetchObserver } from "../auth/issuer-keys.ts";
-import { logWarning } from "../log.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
-import { THROTTLING_TYPES } from "../store/dynamodb-faults.ts";
-import { createDaemonClient, type DaemonClient, parseDaemonAddress } from "./daemon-client.ts";
+import { createDaemonClient, type DaemonClient } from "./daemon-client.ts";
 import {
   type CallTimes,
   dynamoDbSubsegment,
   keySetFetchSubsegment,
   type TracedHeader,
 } from "./subsegments.ts";
-import { isTraced, type TraceHeader } from "./trace-header.ts";
+import type { DaemonAddress } from "./trace-header.ts";
 
 export interface TracingSettings {
-  /** AWS_XRAY_DAEMON_ADDRESS. */
-  daemonAddress: string;
+  /** AWS_XRAY_DAEMON_ADDRESS, read (sampled-tracing.ts). */
+  address: DaemonAddress;
+  /** DynamoDB's error types that are throttles: flagged `throttle` (lambda/store/dynamodb-faults.ts). */
+  throttlingTypes: ReadonlySet<string>;
   /** What the DynamoDB subsegments name: the store's table and Region. */
   tableName: string;
   region: string;
@@ -28,8 +28,8 @@ export interface TracingSettings {
  * started in, so concurrent invocations (the local run) each get their own.
  */
 export interface InvocationTracing {
-  /** Runs one invocation, inside its trace when its header is sampled; as is otherwise. */
-  run<T>(header: TraceHeader | undefined, invocation: () => Promise<T>): Promise<T>;
+  /** Runs one sampled invocation inside its trace. */
+  run<T>(header: TracedHeader, invocation: () => Promise<T>): Promise<T>;
   observeDynamoDbCall: DynamoDbCallObserver;
   observeKeySetFetch: KeySetFetchObserver;
 }
@@ -37,23 +37,16 @@ export interface InvocationTracing {
 /**
  * This module is loaded at the first sampled invocation (sampled-tracing.ts), and node:async_hooks and
  * node:dgram with it; its first subsegment opens the socket. Calls outside a sampled invocation's async
- * context belong to no trace and cost one lookup each.
+ * context belong to no trace and cost one lookup each. It imports nothing of the function's but types, so
+ * that it is a chunk of its own and the entry shares none of its code.
  */
-export function createInvocationTracing(settings: TracingSettings): InvocationTracing | undefined {
-  const address = parseDaemonAddress(settings.daemonAddress);
-  if (address === undefined) {
-    logWarning("AWS_XRAY_DAEMON_ADDRESS is not host:port; nothing is traced", {
-      detail: settings.daemonAddress,
-    });
-    return undefined;
-  }
+export function createInvocationTracing(settings: TracingSettings): InvocationTracing {
   const storage = new AsyncLocalStorage<InvocationContext>();
-  const daemon = createDaemonClient(address, dgram);
+  const daemon = createDaemonClient(settings.address, dgram);
   const contextOfCall = (): InvocationContext | undefined => storage.getStore();
 
   return {
     run(header, invocation) {
-      if (!isTraced(header)) return invocation();
       return storage.run(new InvocationContext(header, daemon), invocation);
     },
 
@@ -72,7 +65,7 @@ export function createInvocationTracing(settings: TracingSettings): InvocationTr
             region: settings.region,
             retries,
             outcome,
-            throttled: outcome.errorType !== undefined && THROTTLING_TYPES.has(outcome.errorType),
+            throttled: outcome.errorType !== undefined && settings.throttlingTypes.has(outcome.errorType),
           }),
         );
       };

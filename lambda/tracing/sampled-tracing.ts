@@ -1,25 +1,54 @@
-import type { InvocationTracing, TracingSettings } from "./invocation-tracing.ts";
-import { isTraced } from "./trace-header.ts";
+import type { KeySetFetchObserver } from "../auth/issuer-keys.ts";
+import { logWarning } from "../log.ts";
+import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
+import { THROTTLING_TYPES } from "../store/dynamodb-faults.ts";
+import type { InvocationTracing } from "./invocation-tracing.ts";
+import { isTraced, parseDaemonAddress, type TraceHeader } from "./trace-header.ts";
+
+export interface TracingSettings {
+  /** AWS_XRAY_DAEMON_ADDRESS. */
+  daemonAddress: string;
+  /** What the DynamoDB subsegments name: the store's table and Region. */
+  tableName: string;
+  region: string;
+}
+
+/** The function's traces, as the handler and its calls see them (lambda/dependencies.ts wires them). */
+export interface SampledTracing {
+  /** Runs one invocation, inside its trace when its header is sampled; as is otherwise. */
+  run<T>(header: TraceHeader | undefined, invocation: () => Promise<T>): Promise<T>;
+  observeDynamoDbCall: DynamoDbCallObserver;
+  observeKeySetFetch: KeySetFetchObserver;
+}
 
 /**
- * The traces, loaded at the first invocation X-Ray samples: the tracing module (a chunk of the bundle of
- * its own) and, with it, node:dgram and node:async_hooks. An instance none of whose invocations is sampled
- * never loads them, so a cold start pays nothing for tracing; what an instance calls before its first
- * sampled invocation (the init's key-set prefetch, when no key set was delivered) is not traced.
+ * The traces, loaded at the first invocation X-Ray samples: the tracing module (invocation-tracing.ts, a
+ * chunk of the bundle of its own) and, with it, node:dgram and node:async_hooks. An instance none of whose
+ * invocations is sampled never loads them, so a cold start pays nothing for tracing; what an instance calls
+ * before its first sampled invocation (the init's key-set prefetch, when no key set was delivered) is not
+ * traced. Undefined, with one WARN line, when the daemon's address is not one.
  */
-export function sampledInvocationTracing(settings: TracingSettings): InvocationTracing {
+export function sampledInvocationTracing(settings: TracingSettings): SampledTracing | undefined {
+  const address = parseDaemonAddress(settings.daemonAddress);
+  if (address === undefined) {
+    logWarning("AWS_XRAY_DAEMON_ADDRESS is not host:port; nothing is traced", {
+      detail: settings.daemonAddress,
+    });
+    return undefined;
+  }
   let tracing: InvocationTracing | undefined;
-  let loading: Promise<InvocationTracing | undefined> | undefined;
+  let loading: Promise<InvocationTracing> | undefined;
   const load = () =>
-    (loading ??= import("./invocation-tracing.ts").then(
-      ({ createInvocationTracing }) => (tracing = createInvocationTracing(settings)),
-    ));
+    (loading ??= import("./invocation-tracing.ts").then(({ createInvocationTracing }) => {
+      tracing = createInvocationTracing({ ...settings, address, throttlingTypes: THROTTLING_TYPES });
+      return tracing;
+    }));
   return {
     run(header, invocation) {
-      if (tracing) return tracing.run(header, invocation);
       if (!isTraced(header)) return invocation();
+      if (tracing) return tracing.run(header, invocation);
       return load().then(
-        (loaded) => (loaded ? loaded.run(header, invocation) : invocation()),
+        (loaded) => loaded.run(header, invocation),
         // Tracing could not start: the invocation runs untraced rather than not at all.
         () => invocation(),
       );

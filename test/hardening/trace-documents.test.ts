@@ -13,8 +13,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createJwksFetcher, type KeySetFetcher } from "../../lambda/auth/issuer-keys.ts";
 import { systemClock } from "../../lambda/clock.ts";
 import { createDynamoDbClient, type DynamoDbClient } from "../../lambda/store/dynamodb-client.ts";
+import { THROTTLING_TYPES } from "../../lambda/store/dynamodb-faults.ts";
 import { createInvocationTracing, type InvocationTracing } from "../../lambda/tracing/invocation-tracing.ts";
-import type { TraceHeader } from "../../lambda/tracing/trace-header.ts";
+import type { TracedHeader } from "../../lambda/tracing/subsegments.ts";
+import { parseDaemonAddress } from "../../lambda/tracing/trace-header.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
 import {
   type RawAnswer,
@@ -109,13 +111,14 @@ let checkSchema: SegmentSchemaCheck;
 beforeAll(async () => {
   [server, daemon] = await Promise.all([startReplayedAnswerServer(), startFakeXRayDaemon()]);
   checkSchema = segmentSchemaCheck();
-  const created = createInvocationTracing({
-    daemonAddress: daemon.address,
+  const address = parseDaemonAddress(daemon.address);
+  if (!address) throw new Error(`the fake daemon's address is not host:port: ${daemon.address}`);
+  tracing = createInvocationTracing({
+    address,
+    throttlingTypes: THROTTLING_TYPES,
     tableName: "plants",
     region: "eu-west-1",
   });
-  if (!created) throw new Error("tracing did not start");
-  tracing = created;
   client = createDynamoDbClient({
     ...IDENTITY,
     endpoint: server.url,
@@ -142,7 +145,7 @@ async function make({ to, operation, answer }: Call): Promise<number> {
 }
 
 /** A sampled invocation's trace header, as Lambda gives it. */
-function newTraceHeader(): TraceHeader {
+function newTraceHeader(): TracedHeader {
   const root = `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
   return { root, parent: randomBytes(8).toString("hex"), sampled: true };
 }

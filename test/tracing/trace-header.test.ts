@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDaemonAddress } from "../../lambda/tracing/daemon-client.ts";
-import { isTraced, parseTraceHeader } from "../../lambda/tracing/trace-header.ts";
+import { isTraced, parseDaemonAddress, parseTraceHeader } from "../../lambda/tracing/trace-header.ts";
 
 const ROOT = "1-5759e988-bd862e3fe1be46a994272793";
 
