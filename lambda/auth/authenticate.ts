@@ -82,8 +82,8 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
     checkClaimsBeforeKeyLookup(token.payload, policy);
     if (typeof token.header.kid !== "string") throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
 
-    const { type, key } = await keys.signingKey(token.header.kid, algorithm);
-    if (!signatureIsValid(algorithm, type, key, token)) {
+    const key = await keys.signingKey(token.header.kid, algorithm);
+    if (!signatureIsValid(algorithm, key, token)) {
       throw new InvalidTokenError("the token is invalid: bad signature");
     }
 

@@ -94,25 +94,21 @@ export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
 }
 
 /**
- * Whether `signature` is `algorithm`'s signature of `signingInput` under `key`, synchronously: the key
- * was imported with its key set, so node:crypto is loaded. The length is checked first (r‖s for ECDSA,
- * RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a signature is a bad signature.
+ * Whether the token's signature is `algorithm`'s signature of its signing input under `key`, synchronously:
+ * the key was imported with its key set, so node:crypto is loaded. The length is checked first (r‖s for
+ * ECDSA, RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a signature is a bad
+ * signature. An RSA or EdDSA key goes to verify() as it is: an options object costs a lookup of the key's
+ * details per call, which only ECDSA's signature encoding needs.
  */
 export function signatureIsValid(
   algorithm: JwsAlgorithm,
-  keyType: string,
-  key: KeyObject,
+  { type, key, modulusBytes }: { type: string; key: KeyObject; modulusBytes: number | undefined },
   { signingInput, signature }: UnverifiedJws,
 ): boolean {
-  const length = algorithm.keys.get(keyType) ?? Math.ceil((key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
-  if (signature.length !== length) return false;
+  if (signature.length !== (algorithm.keys.get(type) ?? modulusBytes)) return false;
+  const verifier = type.startsWith("EC ") ? { key, dsaEncoding: "ieee-p1363" as const } : key;
   try {
-    return loadedNodeCrypto().verify(
-      algorithm.digest,
-      Buffer.from(signingInput),
-      { key, dsaEncoding: "ieee-p1363" }, // read for ECDSA only
-      signature,
-    );
+    return loadedNodeCrypto().verify(algorithm.digest, Buffer.from(signingInput), verifier, signature);
   } catch {
     return false;
   }

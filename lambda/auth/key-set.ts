@@ -20,6 +20,8 @@ export interface SigningKey {
   /** Its `kty` (and `crv`), read once when the key set arrived: what an alg must fit. */
   type: string;
   key: KeyObject;
+  /** An RSA key's modulus in bytes, its signatures' length: read once (node:crypto reads it anew per call). */
+  modulusBytes: number | undefined;
 }
 
 /** A key of the key set that is never trusted, and why: said to a token naming it, and logged once. */
@@ -126,7 +128,11 @@ export class KeySet {
       // A kty this API does not verify has no type an alg could fit: any token naming it is told why.
       const type = ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
       if ("unusable" in imported) this.#leaveOut(kid, type, imported.unusable);
-      else this.#keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key });
+      else {
+        const bits = imported.key.asymmetricKeyDetails?.modulusLength;
+        const modulusBytes = bits === undefined ? undefined : Math.ceil(bits / 8);
+        this.#keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key, modulusBytes });
+      }
     }
   }
 

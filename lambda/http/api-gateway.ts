@@ -69,23 +69,22 @@ function stringOr(value: unknown, fallback = ""): string {
  * a name found in `multiValueHeaders` is read from there only, so that no value counts twice.
  */
 function headersOf(event: LooseEvent): Map<string, string> {
-  const values = new Map<string, string[]>();
+  const headers = new Map<string, string>();
   const add = (name: string, value: unknown) => {
     if (typeof value !== "string") return;
     const key = name.toLowerCase();
-    const list = values.get(key);
-    if (list === undefined) values.set(key, [value]);
-    else list.push(value);
+    const earlier = headers.get(key);
+    headers.set(key, earlier === undefined ? value : `${earlier},${value}`);
   };
   const multiValueHeaders = isObject(event?.multiValueHeaders) ? event.multiValueHeaders : {};
   for (const [name, list] of Object.entries(multiValueHeaders)) {
     if (Array.isArray(list)) for (const value of list) add(name, value);
   }
-  const fromMultiValue = new Set(values.keys());
+  const fromMultiValue = new Set(headers.keys());
   for (const [name, value] of Object.entries(isObject(event?.headers) ? event.headers : {})) {
     if (!fromMultiValue.has(name.toLowerCase())) add(name, value);
   }
-  return new Map([...values].map(([name, list]) => [name, list.join(",")]));
+  return headers;
 }
 
 function bodyOf(

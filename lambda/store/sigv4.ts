@@ -4,6 +4,7 @@
  * presigning paths) or WebCrypto's first-use cost (aws4fetch) for the few lines a JSON-protocol POST needs.
  * test/lambda/sigv4.test.ts checks it against aws4 and against a verifier written from the specification.
  */
+import type { KeyObject } from "node:crypto";
 import { loadNodeCrypto } from "../node-crypto.ts";
 
 /** Who signs the calls, and for which region. */
@@ -24,7 +25,7 @@ export interface RequestToSign {
 const ALGORITHM = "AWS4-HMAC-SHA256";
 
 /** The derived key of the last signature: it changes with the day, the region, the service or the secret. */
-let cachedSigningKey: { scope: string; secretAccessKey: string; key: Buffer } | undefined;
+let cachedSigningKey: { scope: string; secretAccessKey: string; key: KeyObject } | undefined;
 
 /** The headers to send: the request's own, lower-cased, plus `host`, `x-amz-date`, the session token and `authorization`. */
 export async function signedHeaders(
@@ -32,7 +33,7 @@ export async function signedHeaders(
   { region, credentials }: DynamoDbIdentity,
   now: Date = new Date(),
 ): Promise<Record<string, string>> {
-  const { createHash, createHmac } = await loadNodeCrypto();
+  const { createHash, createHmac, createSecretKey } = await loadNodeCrypto();
   const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
 
   const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");
@@ -45,8 +46,7 @@ export async function signedHeaders(
   const signedHeaderNames = names.join(";");
   const canonicalRequest = [
     request.method,
-    canonicalPath(request.url),
-    canonicalQuery(request.url),
+    canonicalResource(request.url),
     names.map((name) => `${name}:${headers[name]?.trim().replace(/\s+/g, " ")}\n`).join(""),
     signedHeaderNames,
     sha256Hex(request.body),
@@ -56,7 +56,8 @@ export async function signedHeaders(
   if (cachedSigningKey?.scope !== scope || cachedSigningKey.secretAccessKey !== credentials.secretAccessKey) {
     let key: Buffer = Buffer.from(`AWS4${credentials.secretAccessKey}`, "utf8");
     for (const part of scope.split("/")) key = createHmac("sha256", key).update(part, "utf8").digest();
-    cachedSigningKey = { scope, secretAccessKey: credentials.secretAccessKey, key };
+    // As a KeyObject: node:crypto takes one at once, where it checks a Buffer key at length on every HMAC.
+    cachedSigningKey = { scope, secretAccessKey: credentials.secretAccessKey, key: createSecretKey(key) };
   }
   const signature = createHmac("sha256", cachedSigningKey.key).update(stringToSign, "utf8").digest("hex");
   headers.authorization =
@@ -71,6 +72,18 @@ function encodeRfc3986(text: string): string {
     /[!'()*]/g,
     (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
   );
+}
+
+/** A URL's canonical path and query, worked out once per URL: the function signs every call to one endpoint. */
+const canonicalResources = new WeakMap<URL, string>();
+
+function canonicalResource(url: URL): string {
+  let resource = canonicalResources.get(url);
+  if (resource === undefined) {
+    resource = `${canonicalPath(url)}\n${canonicalQuery(url)}`;
+    canonicalResources.set(url, resource);
+  }
+  return resource;
 }
 
 /** Every service but S3 signs the path encoded twice: URL already encoded it once. */
