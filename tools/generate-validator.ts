@@ -144,7 +144,8 @@ function validatorSource(document: Schema): string {
  */
 function withoutSchemaPaths(source: string): string {
   const stripped = source.replaceAll(/schemaPath:\s*"[^"]*",\s*/g, "");
-  if (stripped.includes("schemaPath")) throw new Error("the generated validator's schemaPath changed its form");
+  if (stripped.includes("schemaPath"))
+    throw new Error("the generated validator's schemaPath changed its form");
   return stripped;
 }
 
