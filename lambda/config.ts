@@ -5,7 +5,6 @@ import {
   DEFAULT_STORE_DEADLINE_MS,
   DEFAULT_STORE_MAX_ATTEMPTS,
 } from "./defaults.ts";
-import { isObject } from "./is-object.ts";
 
 /**
  * The function's configuration, read once from the environment at cold start. A missing or malformed
@@ -95,26 +94,6 @@ function dynamoDbEndpointFrom(env: Environment): string | undefined {
   return undefined;
 }
 
-/**
- * JWKS_JSON, the key set the stack read from the issuer at deploy time: a JSON object with a list of
- * `keys`. Its keys are checked one by one when the function imports them; here only its form, so that a
- * mangled value fails the cold start, naming the variable.
- */
-function deliveredKeySetFrom(env: Environment): string | undefined {
-  const text = env.JWKS_JSON?.trim();
-  if (!text) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (!isObject(parsed) || !Array.isArray(parsed.keys)) {
-    throw new Error('environment variable JWKS_JSON must be a JSON Web Key Set: {"keys":[...]}');
-  }
-  return text;
-}
-
 export function readConfig(env: Environment): Config {
   const region = regionFrom(env);
   if (!region) throw new Error("environment variable AWS_REGION must be set");
@@ -141,7 +120,9 @@ export function readConfig(env: Environment): Config {
     jwksUrl: env.JWKS_URL?.trim()
       ? httpUrlFrom("JWKS_URL", env.JWKS_URL.trim())
       : `${httpUrlFrom("JWT_ISSUER", issuer)}/.well-known/jwks.json`,
-    deliveredKeySet: deliveredKeySetFrom(env),
+    // Machine-written by the stack; one that is not a key set is logged and the issuer's fetched
+    // (IssuerKeys), rather than failing every cold start over a key set the issuer can still give.
+    deliveredKeySet: env.JWKS_JSON?.trim() || undefined,
     audiences,
     clientIds,
     requiredScope: env.REQUIRED_SCOPE?.trim() || DEFAULT_REQUIRED_SCOPE,

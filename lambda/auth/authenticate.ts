@@ -3,13 +3,8 @@ import { InvalidTokenError } from "../errors.ts";
 import { logWarning } from "../log.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { type ClaimsPolicy, checkClaimsAfterSignature, checkClaimsBeforeKeyLookup } from "./claims.ts";
-import {
-  createJwksFetcher,
-  IssuerKeys,
-  JWKS_RESPONSE_TIMEOUT_MS,
-  type KeySetFetcher,
-  type KeySetFetchObserver,
-} from "./issuer-keys.ts";
+import type { KeySetFetcher, KeySetFetchObserver } from "./issuer-fetch.ts";
+import { IssuerKeys } from "./issuer-keys.ts";
 import { decodeCompactJws, headerAlgorithm, signatureIsValid } from "./jws.ts";
 import { UNKNOWN_SIGNING_KEY } from "./key-set.ts";
 
@@ -50,8 +45,8 @@ export function createIssuerKeys(policy: TokenPolicy, options: AuthenticatorOpti
   const clock = options.clock ?? systemClock;
   const keys = new IssuerKeys({
     jwksUrl: policy.jwksUrl,
-    fetcher:
-      options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock, options.observeKeySetFetch),
+    fetcher: options.fetcher,
+    observeFetch: options.observeKeySetFetch,
     clock,
     deliveredKeySet: options.deliveredKeySet,
   });

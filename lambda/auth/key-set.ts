@@ -1,6 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { InvalidTokenError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
+import { logWarning } from "../log.ts";
 import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
 import { keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
@@ -245,4 +246,22 @@ function importVerificationKey(
   } catch {
     return { unusable: kty === "EC" ? `its point is not on ${crv}` : "node:crypto cannot import it" };
   }
+}
+
+/** Keeps a log line short whatever the issuer named its key; a kid is no secret. */
+const MAX_LOGGED_KID_LENGTH = 100;
+
+/**
+ * One line per key `keySet` left out, on stderr (stdout is one JSON line per request): its kid and why,
+ * never its key material. Returns the key set.
+ */
+export function reportLeftOutKeys(keySet: KeySet): KeySet {
+  for (const { kid, reason } of keySet.leftOut) {
+    const shownKid =
+      kid === undefined || kid.length <= MAX_LOGGED_KID_LENGTH
+        ? kid
+        : `${kid.slice(0, MAX_LOGGED_KID_LENGTH)}...`;
+    logWarning("a key of the issuer's key set is left out", { kid: shownKid ?? null, reason });
+  }
+  return keySet;
 }

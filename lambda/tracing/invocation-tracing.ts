@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dgram from "node:dgram";
-import type { KeySetFetchObserver } from "../auth/issuer-keys.ts";
+import type { KeySetFetchObserver } from "../auth/issuer-fetch.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { createDaemonClient, type DaemonClient } from "./daemon-client.ts";
 import {

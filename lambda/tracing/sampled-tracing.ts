@@ -1,4 +1,4 @@
-import type { KeySetFetchObserver } from "../auth/issuer-keys.ts";
+import type { KeySetFetchObserver } from "../auth/issuer-fetch.ts";
 import { logWarning } from "../log.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { THROTTLING_TYPES } from "../store/dynamodb-faults.ts";

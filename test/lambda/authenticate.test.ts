@@ -18,7 +18,7 @@ import {
   JWKS_RESPONSE_TIMEOUT_MS,
   KEY_SET_REFETCH_INTERVAL_SECONDS,
   type KeySetFetcher,
-} from "../../lambda/auth/issuer-keys.ts";
+} from "../../lambda/auth/issuer-fetch.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { DependencyUnavailableError } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
@@ -312,7 +312,8 @@ describe("prefetching the key set at init", () => {
     const server = await startIssuer();
     const fetcher = countingFetcher();
     const authenticate = createAuthenticator(policyFor(server), { prefetchKeys: true, fetcher });
-    expect(fetcher.started).toBe(1);
+    // Started at once, unasked: the issuer's part of the code loads first (lambda/auth/issuer-fetch.ts).
+    await vi.waitFor(() => expect(fetcher.started).toBe(1), { timeout: 10_000 });
     await vi.waitFor(() => expect(server.fetches()).toBe(1));
     await expect(authenticate(`Bearer ${await issuer.mint()}`)).resolves.toMatchObject({
       clientId: LOCAL_CLIENT_ID,
@@ -324,7 +325,8 @@ describe("prefetching the key set at init", () => {
     const server = await startIssuer();
     const fetcher = countingFetcher();
     const authenticate = createAuthenticator(policyFor(server), { fetcher });
-    // A prefetch starts its fetch before createAuthenticator returns (see the test above).
+    // A prefetch starts its fetch unasked (see the test above); without one, nothing starts.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(fetcher.started).toBe(0);
     await authenticate(`Bearer ${await issuer.mint()}`);
     expect(fetcher.started).toBe(1);
