@@ -219,20 +219,22 @@ export class IssuerFetch {
    */
   fetchKeySet(): Promise<KeySet> {
     const { jwksUrl, clock } = this.#options;
-    this.#fetching ??= Promise.all([this.#fetcher.fetch(jwksUrl), loadNodeCrypto()]).then(
-      ([body, nodeCrypto]) => {
-        this.#fetching = undefined;
-        const keySet = reportLeftOutKeys(KeySet.parse(body, nodeCrypto));
-        this.#held.keySet = keySet;
-        this.#held.refreshDueAt = clock.now() + KEY_SET_REFRESH_INTERVAL_SECONDS * 1000;
-        return keySet;
-      },
-      (error: unknown) => {
-        this.#fetching = undefined;
-        this.#held.refreshDueAt = clock.now() + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
-        throw error;
-      },
-    );
+    this.#fetching ??= Promise.all([this.#fetcher.fetch(jwksUrl), loadNodeCrypto()])
+      .then(([body, nodeCrypto]) => KeySet.parse(body, nodeCrypto))
+      .then(
+        (parsed) => {
+          this.#fetching = undefined;
+          const keySet = reportLeftOutKeys(parsed);
+          this.#held.keySet = keySet;
+          this.#held.refreshDueAt = clock.now() + KEY_SET_REFRESH_INTERVAL_SECONDS * 1000;
+          return keySet;
+        },
+        (error: unknown) => {
+          this.#fetching = undefined;
+          this.#held.refreshDueAt = clock.now() + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
+          throw error;
+        },
+      );
     return this.#fetching;
   }
 

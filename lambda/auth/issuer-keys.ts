@@ -28,15 +28,15 @@ export class IssuerKeys {
     const delivered = options.deliveredKeySet;
     if (delivered) {
       this.#held.refreshDueAt = options.clock.now();
-      this.#importingDelivered = loadNodeCrypto().then((nodeCrypto) => {
-        this.#importingDelivered = undefined;
+      this.#importingDelivered = loadNodeCrypto().then(async (nodeCrypto) => {
         try {
-          this.#held.keySet = reportLeftOutKeys(KeySet.parse(delivered, nodeCrypto));
+          this.#held.keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto));
         } catch (error) {
           logWarning("the key set delivered with the deployment is not usable; the issuer's is fetched", {
             detail: error instanceof Error ? error.message : String(error),
           });
         }
+        this.#importingDelivered = undefined;
       });
     }
   }

@@ -3,7 +3,7 @@ import { InvalidTokenError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { logWarning } from "../log.ts";
 import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
-import { keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
+import { type KeyWeakness, keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
 type NodeCrypto = typeof import("node:crypto");
 
@@ -80,8 +80,11 @@ export class KeySet {
   /** The keys left out, for the one who fetched the set to log. */
   readonly leftOut: LeftOutKey[] = [];
 
-  /** The key set in `document` (the body of the issuer's answer, or the one delivered at deploy time). */
-  static parse(document: Uint8Array | string, nodeCrypto: NodeCrypto): KeySet {
+  /**
+   * The key set in `document` (the body of the issuer's answer, or the one delivered at deploy time); the
+   * checks of Ed25519 and Ed448 keys are loaded only for a set that holds one.
+   */
+  static async parse(document: Uint8Array | string, nodeCrypto: NodeCrypto): Promise<KeySet> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(typeof document === "string" ? document : utf8.decode(document));
@@ -97,10 +100,12 @@ export class KeySet {
         `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
       );
     }
-    return new KeySet(keys, nodeCrypto);
+    const holdsOkp = keys.some((entry) => isObject(entry) && entry.kty === "OKP");
+    const okp = holdsOkp ? await import("./okp-key-strength.ts") : undefined;
+    return new KeySet(keys, nodeCrypto, okp?.okpWeakness);
   }
 
-  private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto) {
+  private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto, okpWeakness?: KeyWeakness) {
     for (const entry of publishedKeys) {
       const kid = publishedKid(entry);
       const read = readPublishedKey(entry);
@@ -123,7 +128,7 @@ export class KeySet {
         this.#keysOf(kid).notForSignatures.push(jwk);
         continue;
       }
-      const weakness = keyWeakness(jwk);
+      const weakness = keyWeakness(jwk, okpWeakness);
       const imported =
         weakness === undefined ? importVerificationKey(nodeCrypto, jwk) : { unusable: weakness };
       // A kty this API does not verify has no type an alg could fit: any token naming it is told why.

@@ -8,7 +8,7 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
-import { smallOrderKeys } from "../../lambda/auth/key-strength.ts";
+import { smallOrderKeys } from "../../lambda/auth/okp-key-strength.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
