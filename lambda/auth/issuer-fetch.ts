@@ -166,8 +166,7 @@ export interface HeldKeySet {
 }
 
 /**
- * Asking the issuer for its key set, loaded (a chunk of the bundle of its own) the first time a key is
- * not in hand or a refresh is due: a cold start with a delivered key set answers without it.
+ * Asking the issuer for its key set, when a key is not in hand (issuer-keys.ts) or a refresh is due.
  * - A key not in the set triggers one fetch, shared by every request needing it meanwhile (and with a
  *   refresh under way); one that does not yield the key opens the RefetchWindow: the issuer failing
  *   answers 503, a fresh key set lacking the key answers 401 (UnknownSigningKey), and inside the window a

@@ -1,6 +1,6 @@
 import { logWarning } from "../log.ts";
 import { loadNodeCrypto } from "../node-crypto.ts";
-import type { HeldKeySet, IssuerFetch, IssuerKeysOptions } from "./issuer-fetch.ts";
+import { type HeldKeySet, IssuerFetch, type IssuerKeysOptions } from "./issuer-fetch.ts";
 import type { JwsAlgorithm } from "./jws.ts";
 import { KeySet, reportLeftOutKeys, type SigningKey } from "./key-set.ts";
 
@@ -9,7 +9,7 @@ import { KeySet, reportLeftOutKeys, type SigningKey } from "./key-set.ts";
  * faults are never blamed on the caller:
  * - the key set delivered at deploy time, if any, serves from the first request;
  * - a key in the key set held is used without a fetch, whatever the issuer is doing;
- * - a key not in it, a prefetch, or a refresh ask the issuer (issuer-fetch.ts, loaded then): a refresh,
+ * - a key not in it, a prefetch, or a refresh ask the issuer (issuer-fetch.ts): a refresh,
  *   started by refreshInBackground() after an answer and never awaited by a request, confirms a delivered
  *   set at once and then keeps the set at most KEY_SET_REFRESH_INTERVAL_SECONDS old.
  * Each key is taken or left out (key-set.ts) and imported into node:crypto once, when its set arrives.
@@ -21,10 +21,11 @@ export class IssuerKeys {
   readonly #held: HeldKeySet = { keySet: undefined, refreshDueAt: Number.POSITIVE_INFINITY };
   /** The delivered key set being imported (node:crypto loads first): the first requests wait for it. */
   #importingDelivered: Promise<void> | undefined;
-  #issuer: Promise<IssuerFetch> | undefined;
+  readonly #issuer: IssuerFetch;
 
   constructor(options: IssuerKeysOptions) {
     this.#options = options;
+    this.#issuer = new IssuerFetch(options, this.#held);
     const delivered = options.deliveredKeySet;
     if (delivered) {
       this.#held.refreshDueAt = options.clock.now();
@@ -51,27 +52,16 @@ export class IssuerKeys {
     if (this.#importingDelivered) await this.#importingDelivered;
     const { keySet } = this.#held;
     if (keySet?.has(kid)) return keySet.keyFor(kid, algorithm);
-    return (await this.#fromIssuer()).signingKey(kid, algorithm);
+    return this.#issuer.signingKey(kid, algorithm);
   }
 
   /** Fetches the key set now (the init-time prefetch, when none was delivered). */
-  async fetchKeySet(): Promise<KeySet> {
-    return (await this.#fromIssuer()).fetchKeySet();
+  fetchKeySet(): Promise<KeySet> {
+    return this.#issuer.fetchKeySet();
   }
 
   /** Starts a refresh of the key set when one is due, and returns at once: called after an answer. */
   refreshInBackground(): void {
-    if (this.#options.clock.now() < this.#held.refreshDueAt) return;
-    this.#fromIssuer().then(
-      (issuer) => issuer.refresh(),
-      (error: unknown) => logWarning("the issuer's key set cannot be refreshed", { detail: String(error) }),
-    );
-  }
-
-  #fromIssuer(): Promise<IssuerFetch> {
-    this.#issuer ??= import("./issuer-fetch.ts").then(
-      ({ IssuerFetch }) => new IssuerFetch(this.#options, this.#held),
-    );
-    return this.#issuer;
+    this.#issuer.refresh();
   }
 }

@@ -3,7 +3,7 @@ import { InvalidTokenError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { logWarning } from "../log.ts";
 import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
-import { type KeyWeakness, keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
+import { keyWeakness, type OkpWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
 type NodeCrypto = typeof import("node:crypto");
 
@@ -105,7 +105,7 @@ export class KeySet {
     return new KeySet(keys, nodeCrypto, okp?.okpWeakness);
   }
 
-  private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto, okpWeakness?: KeyWeakness) {
+  private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto, okpWeakness?: OkpWeakness) {
     for (const entry of publishedKeys) {
       const kid = publishedKid(entry);
       const read = readPublishedKey(entry);

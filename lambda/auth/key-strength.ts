@@ -37,14 +37,14 @@ const EC_COORDINATE_BYTES: ReadonlyMap<string, number> = new Map([
  * sees it, or undefined. The reasons go into answers and log lines, so they name no key material and
  * echo nothing the issuer wrote. A point off its curve is left to node:crypto's import, which refuses it.
  */
-export function keyWeakness(jwk: PublicKeyMembers, okpWeakness?: KeyWeakness): string | undefined {
+export function keyWeakness(jwk: PublicKeyMembers, okpWeakness?: OkpWeakness): string | undefined {
   switch (jwk.kty) {
     case "RSA":
       return rsaWeakness(jwk);
     case "EC":
       return ecWeakness(jwk);
     case "OKP":
-      return okpWeakness ? okpWeakness(jwk) : "its OKP checks were not loaded";
+      return okpWeakness ? okpWeakness(jwk, decoded) : "its OKP checks were not loaded";
     default:
       return "its kty is not RSA, EC or OKP";
   }
@@ -83,10 +83,13 @@ function ecWeakness({ crv, x, y }: PublicKeyMembers): string | undefined {
   return undefined;
 }
 
-/** Why a key is never to be trusted, or undefined: the checks of a key type (okp-key-strength.ts). */
-export type KeyWeakness = (jwk: PublicKeyMembers) => string | undefined;
+/** The checks of Ed25519 and Ed448 keys (okp-key-strength.ts), loaded for a key set that holds one. */
+export type OkpWeakness = (
+  jwk: PublicKeyMembers,
+  decoded: (member: string | undefined) => Buffer | undefined,
+) => string | undefined;
 
-export function decoded(member: string | undefined): Buffer | undefined {
+function decoded(member: string | undefined): Buffer | undefined {
   return member === undefined ? undefined : canonicalBase64url(member);
 }
 

@@ -1,4 +1,4 @@
-import { decoded, type PublicKeyMembers } from "./key-strength.ts";
+import type { PublicKeyMembers } from "./key-strength.ts";
 
 /**
  * The checks of Ed25519 and Ed448 keys (key-strength.ts has the others), loaded when a key set holds an
@@ -50,7 +50,14 @@ export function smallOrderKeys(crv: string): ReadonlySet<string> | undefined {
   return keys;
 }
 
-export function okpWeakness({ crv, x }: PublicKeyMembers): string | undefined {
+/**
+ * `decoded` is key-strength.ts's canonical base64url reading, handed over: this module imports none of the
+ * function's, so that it stays a chunk of its own and the entry imports no shared one.
+ */
+export function okpWeakness(
+  { crv, x }: PublicKeyMembers,
+  decoded: (member: string | undefined) => Buffer | undefined,
+): string | undefined {
   const size = crv === undefined ? undefined : OKP_KEY_BYTES.get(crv);
   if (crv === undefined || size === undefined) return "its crv is not Ed25519 or Ed448";
   const key = decoded(x);
