@@ -183,9 +183,10 @@ function send(
   body?: string,
   connection?: TLSSocket,
 ): Promise<{ status: number; body: string }> {
-  // An open connection is used without an agent; none given, the global agent opens one.
-  const through =
-    connection === undefined ? {} : { agent: false as const, createConnection: () => connection };
+  // An open connection is used without an agent; none given, the global agent opens one. Node takes
+  // `createConnection` only when no agent is named: with `agent: false` it makes an agent of its own,
+  // which ignores it and opens a second connection (the floors did until the issuer-free floor came).
+  const through = connection === undefined ? {} : { createConnection: () => connection };
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method, headers, ...through }, (incoming) => {
       let text = "";
