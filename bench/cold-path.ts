@@ -2,9 +2,9 @@
  * The cold path as AWS sees it: a fresh process timed from `import` to its first answer, the store and
  * the key set behind TLS and an injected round-trip time each (bench/network-model.ts), beside the
  * floors (bench/floor-handlers.ts), all interleaved in one run. Subjects that ship with the issuer's
- * key set delivered get it in JWKS_JSON; the issuer stays reachable for their refresh after the answer. In the measured processes the CA is
- * trusted through NODE_EXTRA_CA_CERTS and AWS_LAMBDA_FUNCTION_NAME is set, so the handler does its
- * init work at import, as in Lambda.
+ * key set delivered get it in JWKS_JSON; the issuer stays reachable for their refresh after the
+ * answer. In the measured processes the CA is trusted through NODE_EXTRA_CA_CERTS and
+ * AWS_LAMBDA_FUNCTION_NAME is set, so the handler does its init work at import, as in Lambda.
  */
 
 import { createLoopbackCertificates, type LoopbackCertificates } from "../support/certificates.ts";

@@ -185,7 +185,7 @@ function send(
 ): Promise<{ status: number; body: string }> {
   // An open connection is used without an agent; none given, the global agent opens one. Node takes
   // `createConnection` only when no agent is named: with `agent: false` it makes an agent of its own,
-  // which ignores it and opens a second connection (the floors did until the issuer-free floor came).
+  // which ignores it and opens a second connection.
   const through = connection === undefined ? {} : { createConnection: () => connection };
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method, headers, ...through }, (incoming) => {
