@@ -1,9 +1,10 @@
 /**
  * The cold path as AWS sees it: a fresh process timed from `import` to its first answer, the store and
  * the key set behind TLS and an injected round-trip time each (bench/network-model.ts), beside the
- * floors (bench/floor-handlers.ts), all interleaved in one run. In the measured processes the CA is
- * trusted through NODE_EXTRA_CA_CERTS and AWS_LAMBDA_FUNCTION_NAME is set, so the handler does its
- * init work at import, as in Lambda.
+ * floors (bench/floor-handlers.ts), all interleaved in one run. Subjects that ship with the issuer's
+ * key set delivered get it in JWKS_JSON; the issuer stays reachable for their refresh after the
+ * answer. In the measured processes the CA is trusted through NODE_EXTRA_CA_CERTS and
+ * AWS_LAMBDA_FUNCTION_NAME is set, so the handler does its init work at import, as in Lambda.
  */
 
 import { createLoopbackCertificates, type LoopbackCertificates } from "../support/certificates.ts";
@@ -22,6 +23,8 @@ export interface ColdPathSubject {
   name: string;
   bundlePath: string;
   networkMs: (roundTrips: RoundTrips) => number;
+  /** Whether its process gets the issuer's key set in JWKS_JSON, as the stack delivers it. */
+  deliveredKeys: boolean;
   /** Variables added to the process's environment for this subject only. */
   environment?: Record<string, string>;
 }
@@ -43,6 +46,8 @@ export interface ColdPathSetup {
   /** The harness's configuration: plain-HTTP dynalite (with the table) and key-set server. */
   environment: Record<string, string>;
   token: string;
+  /** The issuer's public key set (compact JSON): JWKS_JSON of the subjects with `deliveredKeys`. */
+  deliveredKeySet: string;
   conditions: ColdPathConditionSpec[];
   rounds: number;
 }
@@ -148,9 +153,12 @@ async function sampleRounds(
       ).flat();
       for (const subject of turns) {
         const profileFolder = `cold-path/${profileLabel(condition)}/${slug(subject.name)}`;
+        const keys: Record<string, string> = subject.deliveredKeys
+          ? { JWKS_JSON: setup.deliveredKeySet }
+          : {};
         const times = await timeFreshProcess(
           subject.bundlePath,
-          { ...environment, ...subject.environment },
+          { ...environment, ...keys, ...subject.environment },
           event,
           nextId,
           warmCalls,

@@ -18,6 +18,9 @@ const DUMMY_ENVIRONMENT = {
   AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:9",
   JWT_ISSUER: "https://issuer.plants.test",
   JWKS_URL: "http://127.0.0.1:9/.well-known/jwks.json",
+  // The peers import the delivered keys at init (the handler, without AWS_LAMBDA_FUNCTION_NAME, reads
+  // no configuration at import): an empty set, so that their rows are the client's import alone.
+  JWKS_JSON: '{"keys":[]}',
   JWT_CLIENT_IDS: "plant-store-local",
 };
 

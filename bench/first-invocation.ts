@@ -4,9 +4,11 @@ import { runNodeForJson } from "./child-process.ts";
 import { type Summary, summarize } from "./stats.ts";
 
 /**
- * In a fresh process: import the bundle and answer one valid create (which fetches the issuer's JWKS
- * and writes to the store), then answer `warmCalls` more on the now-warm instance. Every create has
- * its own id, so each one is a real write.
+ * In a fresh process: import the bundle and answer one valid create (which checks the token, with the
+ * key set delivered in JWKS_JSON or fetched from the issuer, and writes to the store), then answer
+ * `warmCalls` more on the now-warm instance. Every create has its own id, so each one is a real write.
+ * The time ends at the first answer: what the handler does after it (the key set's refresh in the
+ * background) falls on the warm calls, as it does on an instance's next requests.
  */
 const FIRST_INVOCATION_PROBE = `
 import { writeFileSync } from "node:fs";

@@ -3,18 +3,22 @@
  * any correct implementation must do on a cold path, written as plainly as Node allows.
  *
  * - `storeFloor`: one HTTPS connection to the store and one PutItem, signed (SigV4) when it is sent.
- * - `verifyingFloor`: this API's least. Concurrently, one HTTPS GET of the key set with one RS256
- *   verification of the caller's token, and the TLS connection to the store; then, the caller
- *   verified, the signed PutItem on that connection. A create may not write before the token is
- *   checked, and a signature covers the body and the time, so neither can come earlier.
- * - `unorderedFloor`: for comparison only, the verifying floor as measured until 2026-11-25: the PutItem
- *   sent concurrently with the token check, as no correct implementation may (that floor also sent
- *   headers the bench had signed in advance; this one signs as it sends).
+ * - `issuerFreeFloor()`: this API's least as it ships, with the issuer's key set delivered with the
+ *   deployment (JWKS_JSON). At init, its keys imported into node:crypto and the TLS connection to the
+ *   store opened (sending nothing), as the handler does; at the call, one RS256 verification of the
+ *   caller's token with the key in hand, then, the caller verified, the signed PutItem on that
+ *   connection. No request to the issuer. The cold path's budgets are ratios to it.
+ * - `verifyingFloor`: the least before keys were delivered, for comparison. Concurrently, one HTTPS GET
+ *   of the key set with one RS256 verification of the caller's token, and the TLS connection to the
+ *   store; then the signed PutItem on that connection.
+ * In both, a create may not write before the token is checked, and a signature covers the body and
+ * the time, so neither can come earlier.
  *
- * The warm floor (bench/warm-floor.ts) reuses the token check and the signature.
+ * The warm floor (bench/warm-floor.ts) and the peers (bench/peers/) reuse the token check and the
+ * signature.
  *
- * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL, the
- * region and credentials). Anything unexpected answers 500, which fails the measurement.
+ * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL or
+ * JWKS_JSON, the region and credentials). Anything unexpected answers 500, which fails the measurement.
  */
 import { createHash, createHmac, createPublicKey, type KeyObject, verify } from "node:crypto";
 import { request } from "node:https";
@@ -40,8 +44,36 @@ export async function verifyingFloor(event: FloorEvent): Promise<FloorAnswer> {
   );
 }
 
-export async function unorderedFloor(event: FloorEvent): Promise<FloorAnswer> {
-  return floorAnswer(Promise.all([putItem(event), verifyToken(event)]));
+export type FloorHandler = (event: FloorEvent) => Promise<FloorAnswer>;
+
+/**
+ * The issuer-free floor, its init done (call it at module load, as Lambda's init): the delivered keys
+ * imported, the store's connection opening. The first call writes on that connection; a later one
+ * (a warm call) opens its own.
+ */
+export function issuerFreeFloor(): FloorHandler {
+  const keyFor = deliveredKeys();
+  let openedAtInit: Promise<TLSSocket> | undefined = connectToStore();
+  // A connection that fails before the first call fails that call (500), not the process.
+  openedAtInit.catch(() => undefined);
+  return (event) => {
+    const connection = openedAtInit ?? connectToStore();
+    openedAtInit = undefined;
+    return floorAnswer(
+      Promise.all([connection, verifyToken(event, keyFor)]).then(([opened]) => putItem(event, opened)),
+    );
+  };
+}
+
+/** The key set delivered in JWKS_JSON, every key imported now: the key a token names, without a fetch. */
+export function deliveredKeys(): (kid: string | undefined) => Promise<KeyObject> {
+  const { keys } = JSON.parse(setting("JWKS_JSON")) as { keys: { kid?: string }[] };
+  const imported = new Map(keys.map((jwk) => [jwk.kid, createPublicKey({ key: jwk, format: "jwk" })]));
+  return async (kid) => {
+    const key = imported.get(kid);
+    if (key === undefined) throw new Error("no key for the token");
+    return key;
+  };
 }
 
 /** 200 once `work` is done, else 500 with the reason: the bench fails on anything but 200. */
@@ -151,9 +183,10 @@ function send(
   body?: string,
   connection?: TLSSocket,
 ): Promise<{ status: number; body: string }> {
-  // An open connection is used without an agent; none given, the global agent opens one.
-  const through =
-    connection === undefined ? {} : { agent: false as const, createConnection: () => connection };
+  // An open connection is used without an agent; none given, the global agent opens one. Node takes
+  // `createConnection` only when no agent is named: with `agent: false` it makes an agent of its own,
+  // which ignores it and opens a second connection.
+  const through = connection === undefined ? {} : { createConnection: () => connection };
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method, headers, ...through }, (incoming) => {
       let text = "";

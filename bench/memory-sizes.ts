@@ -2,8 +2,8 @@
  * The cold path at the memory sizes a team would deploy: each size's CPU share imitated with a cgroup
  * quota (bench/cpu-share.ts), read two ways, since it is not known here whether Lambda gives init more
  * CPU than the share: the whole process at the share, and the import (init) at a whole core with the
- * invocations at the share. Per size: the first answer, its ratio to the verifying floor at the same
- * share, the warm create, the cost per million creates at that warm duration, and the size the rule
+ * invocations at the share. Per size: the shipped handler's first answer, its ratio to the floor's
+ * (the issuer-free floor) at the same share, the warm create, the cost per million creates at that warm duration, and the size the rule
  * chooses.
  */
 import {
@@ -27,7 +27,7 @@ const EXTRA_PROCESSES_PER_ROUND = 3;
 
 export interface InitReading {
   first: Summary;
-  /** First answer over the verifying floor's, same share, same reading (medians). */
+  /** First answer over the floor's, same share, same reading (medians). */
   versusFloor: number;
   floorFirst: Summary;
 }
@@ -56,6 +56,8 @@ export interface MemorySizeSetup {
   handlerName: string;
   environment: Record<string, string>;
   token: string;
+  /** The issuer's public key set: JWKS_JSON of the subjects that take it. */
+  deliveredKeySet: string;
   roundTrips: RoundTrips;
   rounds: number;
   warmCalls: number;
@@ -102,6 +104,7 @@ export async function measureMemorySizes(setup: MemorySizeSetup): Promise<Memory
             ),
             environment: setup.environment,
             token: setup.token,
+            deliveredKeySet: setup.deliveredKeySet,
             conditions,
             rounds: setup.rounds,
           });

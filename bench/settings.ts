@@ -51,17 +51,23 @@ export function benchSettings(environment: NodeJS.ProcessEnv): BenchSettings {
 }
 
 /**
- * BENCH_COLD_EXTRA_BUNDLES=name=path[=prewarmed],…: more bundles (another commit's, say) measured beside
- * the shipped one; `prewarmed` says the bundle opens its store connection at init.
+ * BENCH_COLD_EXTRA_BUNDLES=name=path[=flag…],…: more bundles (another commit's, say) measured beside the
+ * shipped one. Flags: `prewarmed`, the bundle opens its store connection at init; `delivered-keys`, it
+ * takes the issuer's key set from JWKS_JSON (the cold path gives it to this bundle then).
  */
 export function extraBundles(
   environment: NodeJS.ProcessEnv,
-): { name: string; path: string; storePrewarmed: boolean }[] {
+): { name: string; path: string; storePrewarmed: boolean; deliveredKeys: boolean }[] {
   return (environment.BENCH_COLD_EXTRA_BUNDLES ?? "")
     .split(",")
     .filter((entry) => entry.includes("="))
     .map((entry) => {
-      const [name = "", path = "", prewarmed] = entry.split("=");
-      return { name: `extra bundle ${name}`, path, storePrewarmed: prewarmed === "prewarmed" };
+      const [name = "", path = "", ...flags] = entry.split("=");
+      return {
+        name: `extra bundle ${name}`,
+        path,
+        storePrewarmed: flags.includes("prewarmed"),
+        deliveredKeys: flags.includes("delivered-keys"),
+      };
     });
 }

@@ -1,7 +1,8 @@
 /**
  * Item 2, on loopback: fresh processes importing the bundle and answering a first create, then more on
- * the warm instance, against plain-HTTP dynalite and key-set server with no delay. Information only;
- * its warm median is the duration the cost (item 5) is priced at.
+ * the warm instance, against plain-HTTP dynalite and key-set server with no delay, the issuer's key set
+ * delivered in JWKS_JSON as the function ships (extra bundles get the same environment). Information
+ * only; its warm median is the duration the cost (item 5) is priced at.
  */
 import type { BenchBundles } from "../bundles.ts";
 import { measureFirstInvocations } from "../first-invocation.ts";
@@ -19,11 +20,11 @@ export interface FirstInvocationItemSetup {
 export async function firstInvocationItem(
   setup: FirstInvocationItemSetup,
 ): Promise<ItemResult & { warmDurationMs: number }> {
-  const [first, ...others] = await withHarness(({ environment, token }) =>
+  const [first, ...others] = await withHarness(({ environment, token, deliveredKeySet }) =>
     measureFirstInvocations(
       {
         bundlePath: setup.bundles.handlerPath,
-        environment,
+        environment: { ...environment, JWKS_JSON: deliveredKeySet },
         token,
         runs: setup.runs,
         warmCallsPerRun: setup.warmCallsPerRun,

@@ -18,13 +18,19 @@ export interface BenchHarness {
   environment: Record<string, string>;
   /** A valid access token for it. */
   token: string;
+  /** The issuer's public key set as the stack delivers it to the function (JWKS_JSON): compact JSON. */
+  deliveredKeySet: string;
 }
 
 /** A harness of the item's own, closed when `use` is done. */
 export async function withHarness<T>(use: (harness: BenchHarness) => Promise<T>): Promise<T> {
   const harness = await startHarness();
   try {
-    return await use({ environment: harness.environment, token: await harness.issuer.mint() });
+    return await use({
+      environment: harness.environment,
+      token: await harness.issuer.mint(),
+      deliveredKeySet: JSON.stringify(harness.issuer.jwks),
+    });
   } finally {
     await harness.close();
   }

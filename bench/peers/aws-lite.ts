@@ -1,13 +1,15 @@
 /**
  * A peer for the claims about the AWS SDK: the same create written with aws-lite's DynamoDB plugin
- * (PutItem, never overwriting), the caller's token checked as the verifying floor checks it,
- * before the write. Neither client can open the store's connection before its first call. The client
+ * (PutItem, never overwriting), the caller's token checked as the issuer-free floor checks it
+ * (the key set delivered in JWKS_JSON, imported at init), before the write. Neither client can open
+ * the store's connection before its first call. The client
  * is made at init (top-level await), from the region, credentials and store endpoint in the environment.
  * Bundled at bench time (bench/bundles.ts) from the dev dependencies.
  */
 import awsLite from "@aws-lite/client";
 import dynamodb from "@aws-lite/dynamodb";
 import {
+  deliveredKeys,
   type FloorAnswer,
   type FloorEvent,
   floorAnswer,
@@ -23,8 +25,10 @@ const { DynamoDB } = (await awsLite({
   autoloadPlugins: false,
 })) as unknown as { DynamoDB: { PutItem(input: Record<string, unknown>): Promise<unknown> } };
 
+const keyFor = deliveredKeys();
+
 export async function handler(event: FloorEvent): Promise<FloorAnswer> {
-  return floorAnswer(verifyToken(event).then(() => putItem(event)));
+  return floorAnswer(verifyToken(event, keyFor).then(() => putItem(event)));
 }
 
 async function putItem(event: FloorEvent): Promise<void> {

@@ -1,12 +1,14 @@
 /**
  * A peer for the claims about the AWS SDK: the same create written with the AWS SDK v3 DynamoDBClient
- * (PutItem, never overwriting), the caller's token checked as the verifying floor checks it,
- * before the write. Neither client can open the store's connection before its first call. The client
+ * (PutItem, never overwriting), the caller's token checked as the issuer-free floor checks it
+ * (the key set delivered in JWKS_JSON, imported at init), before the write. Neither client can open
+ * the store's connection before its first call. The client
  * is made at init, as AWS advises; it reads the region, credentials and AWS_ENDPOINT_URL_DYNAMODB from
  * the environment. Bundled at bench time (bench/bundles.ts) from the dev dependency.
  */
 import { DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import {
+  deliveredKeys,
   type FloorAnswer,
   type FloorEvent,
   floorAnswer,
@@ -17,8 +19,10 @@ import {
 
 const client = new DynamoDBClient({});
 
+const keyFor = deliveredKeys();
+
 export async function handler(event: FloorEvent): Promise<FloorAnswer> {
-  return floorAnswer(verifyToken(event).then(() => putItem(event)));
+  return floorAnswer(verifyToken(event, keyFor).then(() => putItem(event)));
 }
 
 async function putItem(event: FloorEvent): Promise<void> {

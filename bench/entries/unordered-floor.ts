@@ -1,1 +1,0 @@
-export { unorderedFloor as handler } from "../floor-handlers.ts";
