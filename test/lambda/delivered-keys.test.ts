@@ -71,20 +71,24 @@ describe("a cold start with the key set delivered, its issuer refusing every con
     await dynamoDb.close();
   });
 
+  /** The function's environment as the stack gives it, on dynalite, with the issuer's URL and JWKS_JSON. */
+  const lambdaEnvironment = (jwksUrl: string, jwksJson: string) => ({
+    TABLE_NAME: TEST_TABLE,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
+    JWT_ISSUER: TEST_ISSUER,
+    JWKS_URL: jwksUrl,
+    JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
+    JWKS_JSON: jwksJson,
+  });
+
   test("answers its first valid request 200; the issuer is asked only after that answer", async () => {
     const logs = captureLogs();
     try {
-      const handler = handlerFor({
-        TABLE_NAME: TEST_TABLE,
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
-        JWT_ISSUER: TEST_ISSUER,
-        JWKS_URL: `http://127.0.0.1:${(refusingIssuer.address() as AddressInfo).port}/.well-known/jwks.json`,
-        JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
-        JWKS_JSON: JSON.stringify(keyA.jwks),
-      });
+      const refusing = `http://127.0.0.1:${(refusingIssuer.address() as AddressInfo).port}/.well-known/jwks.json`;
+      const handler = handlerFor(lambdaEnvironment(refusing, JSON.stringify(keyA.jwks)));
       const first = await handler(apiGatewayEvent("2.0", { token: await keyA.mint(), ...create() }));
       expect(first.statusCode).toBe(200);
       expect(connections).toBe(0);
@@ -105,17 +109,7 @@ describe("a cold start with the key set delivered, its issuer refusing every con
     const issuerKeys = await startJwksServer(keyA.jwks);
     const logs = captureLogs();
     try {
-      const handler = handlerFor({
-        TABLE_NAME: TEST_TABLE,
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
-        JWT_ISSUER: TEST_ISSUER,
-        JWKS_URL: issuerKeys.url,
-        JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
-        JWKS_JSON: '{"kty":"RSA"}',
-      });
+      const handler = handlerFor(lambdaEnvironment(issuerKeys.url, '{"kty":"RSA"}'));
       const answer = await handler(apiGatewayEvent("2.0", { token: await keyA.mint(), ...create() }));
       expect(answer.statusCode).toBe(200);
       expect(logs.text()).toContain("the key set delivered with the deployment is not usable");
