@@ -19,11 +19,10 @@ export interface ColdStartLevers {
 export const SHIPPED_LEVERS: ColdStartLevers = { prefetchKeys: true, prewarmStore: true };
 
 /**
- * The production wiring: the issuer's tokens and the DynamoDB table named by the configuration.
- * At init it starts, concurrently and without waiting, the two things a cold start's first request would
- * otherwise wait for one after the other: the issuer's key set and the store's TLS connection. Either
- * failing is harmless: the request path fetches or connects again and answers 503 if it cannot.
- * Where Lambda names an X-Ray daemon (active tracing), the calls of sampled invocations are traced.
+ * The production wiring: the issuer's tokens and the DynamoDB table named by the configuration. At init it
+ * opens the store's TLS connection and, unless the key set was delivered, fetches it, without waiting:
+ * either failing is harmless (the request connects or fetches again, 503 if it cannot). The issuer's keys
+ * are refreshed after answers; with active tracing, sampled invocations are traced.
  */
 export function productionDependencies(
   config: Config,
@@ -50,7 +49,7 @@ export function productionDependencies(
   if (levers.prewarmStore) void store.prewarm();
   const keys = createIssuerKeys(config, {
     prefetchKeys: levers.prefetchKeys,
-    observeKeySetFetch: tracing?.observeKeySetFetch,
+    observeFetch: tracing?.observeKeySetFetch,
     deliveredKeySet: config.deliveredKeySet,
   });
   return {

@@ -1,13 +1,12 @@
 import type { MetricName } from "./metrics.ts";
 
-/** RFC 6750's realm in every Bearer challenge this API sends. */
-const REALM = "plants";
+/** RFC 6750's challenge, in the realm of every one this API sends, with `params` after it. */
+const bearer = (params = "") => ({ "www-authenticate": `Bearer realm="plants"${params}` });
 
 /**
- * The failures the API answers with a 4xx or 503. Each class declares, in its own fields, its `name` (so
- * that a log line says what it was, minified or not), its status, its headers, its kind (the stable code
- * logged as `errorKind`) and the metric it counts under: lambda/http/error-response.ts turns any error into
- * its answer from these alone. A subclass declares again whichever it changes. Anything else is a bug (500).
+ * The failures the API answers with a 4xx or 503. Each class declares its `name` (a log line says what it
+ * was, minified or not), status, headers, kind (the stable code logged as `errorKind`) and metric:
+ * lambda/http/error-response.ts answers any error from these alone. Anything else is a bug (500).
  */
 export abstract class ApiError extends Error {
   abstract readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
@@ -52,7 +51,7 @@ export class InvalidRequestError extends ApiError {
   readonly kind = "invalid_request";
   readonly metric = "RefusedAuth";
   override get headers() {
-    return { "www-authenticate": `Bearer realm="${REALM}", error="${this.kind}"` };
+    return bearer(`, error="${this.kind}"`);
   }
 }
 
@@ -63,7 +62,7 @@ export class MissingCredentialsError extends ApiError {
   readonly kind = "missing_token";
   readonly metric = "RefusedAuth";
   override get headers() {
-    return { "www-authenticate": `Bearer realm="${REALM}"` };
+    return bearer();
   }
 }
 
@@ -73,9 +72,7 @@ export class InvalidTokenError extends ApiError {
   readonly kind = "invalid_token";
   readonly metric: MetricName = "RefusedAuth";
   override get headers() {
-    return {
-      "www-authenticate": `Bearer realm="${REALM}", error="invalid_token", error_description="${this.message}"`,
-    };
+    return bearer(`, error="invalid_token", error_description="${this.message}"`);
   }
 }
 
@@ -98,9 +95,7 @@ export class InsufficientScopeError extends ApiError {
     super(`the token lacks the scope '${requiredScope}'`);
   }
   override get headers() {
-    return {
-      "www-authenticate": `Bearer realm="${REALM}", error="${this.kind}", scope="${this.requiredScope}"`,
-    };
+    return bearer(`, error="${this.kind}", scope="${this.requiredScope}"`);
   }
 }
 

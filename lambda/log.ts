@@ -28,10 +28,7 @@ export function logRequest(entry: RequestLogEntry, source: MetricSource, metrics
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
-/**
- * One WARN line on stderr (stdout stays one JSON line per request): what went wrong, then `fields`.
- * Never a credential or key material in `fields`.
- */
+/** One WARN line on stderr (stdout is one JSON line per request); never a credential or key in `fields`. */
 export function logWarning(message: string, fields: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ level: "WARN", message, ...fields })}\n`);
 }

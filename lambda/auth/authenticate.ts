@@ -1,10 +1,9 @@
-import { type Clock, systemClock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
 import { InvalidTokenError } from "../errors.ts";
 import { logWarning } from "../log.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { type ClaimsPolicy, checkClaimsAfterSignature, checkClaimsBeforeKeyLookup } from "./claims.ts";
-import type { KeySetFetcher, KeySetFetchObserver } from "./issuer-fetch.ts";
-import { IssuerKeys } from "./issuer-keys.ts";
+import { IssuerKeys, type IssuerKeysOptions } from "./issuer-keys.ts";
 import { decodeCompactJws, headerAlgorithm, signatureIsValid } from "./jws.ts";
 import { UNKNOWN_SIGNING_KEY } from "./key-set.ts";
 
@@ -19,37 +18,20 @@ export interface Caller {
 
 export type Authenticate = (authorizationHeader: string | undefined) => Promise<Caller>;
 
-export interface AuthenticatorOptions {
-  /**
-   * The issuer's keys to verify with (productionDependencies builds them, to refresh them after each
-   * answer); built here from the other options when not given.
-   */
+/** IssuerKeys's options but its URL (the policy's), the clock the system's when not given. */
+export interface AuthenticatorOptions extends Partial<Omit<IssuerKeysOptions, "jwksUrl">> {
+  /** The issuer's keys (productionDependencies builds them, to refresh them after answers). */
   keys?: IssuerKeys;
   /**
    * Without a delivered key set, start fetching the issuer's now, so that the first request finds it
    * fetched or under way. A failed prefetch writes one line to stderr: the first request fetches again.
    */
   prefetchKeys?: boolean;
-  /** The time exp and nbf are judged at, the key set's windows run on and a fetch times out by. */
-  clock?: Clock;
-  /** How the key set is downloaded; tests wrap createJwksFetcher to count fetches. */
-  fetcher?: KeySetFetcher;
-  /** Told of each key-set fetch the default fetcher makes (tracing); unused when `fetcher` is given. */
-  observeKeySetFetch?: KeySetFetchObserver;
-  /** The key set delivered with the deployment (JWKS_JSON). */
-  deliveredKeySet?: string | undefined;
 }
 
 /** The issuer's keys as createAuthenticator builds them when it is given none. */
 export function createIssuerKeys(policy: TokenPolicy, options: AuthenticatorOptions = {}): IssuerKeys {
-  const clock = options.clock ?? systemClock;
-  const keys = new IssuerKeys({
-    jwksUrl: policy.jwksUrl,
-    fetcher: options.fetcher,
-    observeFetch: options.observeKeySetFetch,
-    clock,
-    deliveredKeySet: options.deliveredKeySet,
-  });
+  const keys = new IssuerKeys({ ...options, jwksUrl: policy.jwksUrl, clock: options.clock ?? systemClock });
   if (options.prefetchKeys && !keys.hasDeliveredKeys) keys.fetchKeySet().catch(reportFailedPrefetch);
   return keys;
 }

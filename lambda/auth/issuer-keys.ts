@@ -1,37 +1,131 @@
+import type { Clock } from "../clock.ts";
+import {
+  type DependencyUnavailableError,
+  IssuerUnavailableError,
+  UnknownSigningKeyError,
+  UnknownSigningKeyHeldError,
+} from "../errors.ts";
 import { logWarning } from "../log.ts";
 import { loadNodeCrypto } from "../node-crypto.ts";
-import { type HeldKeySet, IssuerFetch, type IssuerKeysOptions } from "./issuer-fetch.ts";
 import type { JwsAlgorithm } from "./jws.ts";
-import { KeySet, reportLeftOutKeys, type SigningKey } from "./key-set.ts";
+import {
+  KeySet,
+  KeySetInvalidError,
+  reportLeftOutKeys,
+  type SigningKey,
+  UNKNOWN_SIGNING_KEY,
+} from "./key-set.ts";
+import {
+  createJwksFetcher,
+  JWKS_RESPONSE_TIMEOUT_MS,
+  KeySetFetchError,
+  type KeySetFetcher,
+  type KeySetFetchObserver,
+} from "./key-set-download.ts";
+
+/**
+ * After a key-set fetch that did not yield the key a token names (the key is not there, or the issuer
+ * failed), the key set is not fetched again for this long; nor after a refresh that failed.
+ */
+export const KEY_SET_REFETCH_INTERVAL_SECONDS = 10;
+/**
+ * How old the key set may grow before it is fetched again in the background, after an answer: a key the
+ * issuer stopped publishing stops being trusted at the first refresh that shows it gone. jose refetches
+ * after 10 minutes; half that, so that a refresh that fails once still lands within 10.
+ */
+export const KEY_SET_REFRESH_INTERVAL_SECONDS = 300;
+
+const KEY_SET_NOT_FETCHED = "the token issuer's signing keys could not be fetched";
+const KEY_SET_NOT_USABLE = "the token issuer's key set was fetched but is not a key set this API can take";
+const KEY_NOT_YET_KNOWN =
+  "the token names a key not among the issuer's keys as last fetched; they are fetched again after Retry-After";
+
+/**
+ * The window after a fetch that did not yield the key a token named: until it closes nothing is fetched
+ * for a key not in the key set, and such a token is answered the window's 503, with the seconds left.
+ * So a caller sending random kids gets one fetch per window, whatever its rate.
+ */
+class RefetchWindow {
+  #closesAt = 0;
+  #answer: (retryAfterSeconds: number) => DependencyUnavailableError = issuerUnavailable(KEY_SET_NOT_FETCHED);
+
+  constructor(
+    readonly seconds: number,
+    readonly clock: Clock,
+  ) {}
+
+  /** Opens the window, once per fetch: the requests that shared the fetch do not extend it. */
+  open(answer: (retryAfterSeconds: number) => DependencyUnavailableError): void {
+    const now = this.clock.now();
+    if (now < this.#closesAt) return;
+    this.#closesAt = now + this.seconds * 1000;
+    this.#answer = answer;
+  }
+
+  /** Rounded up, so a window still open is never said to end in 0 s; 0 once it has closed. */
+  secondsLeft(): number {
+    return Math.ceil(Math.max(0, this.#closesAt - this.clock.now()) / 1000);
+  }
+
+  /** The 503 to answer while the window is open; undefined once it has closed. */
+  heldAnswer(): DependencyUnavailableError | undefined {
+    const seconds = this.secondsLeft();
+    return seconds > 0 ? withoutStack(this.#answer(seconds)) : undefined;
+  }
+}
+
+export interface IssuerKeysOptions {
+  /** The issuer's key-set URL. */
+  jwksUrl: string;
+  /** How the key set is downloaded; createJwksFetcher's when not given (tests count fetches with theirs). */
+  fetcher?: KeySetFetcher | undefined;
+  /** Told of each download the default fetcher makes (tracing). */
+  observeFetch?: KeySetFetchObserver | undefined;
+  /** Tests move it past the windows instead of waiting. */
+  clock: Clock;
+  /**
+   * The key set delivered with the deployment (JWKS_JSON): trusted at once, so that a cold start waits
+   * for no issuer, and confirmed with the issuer by the first refresh.
+   */
+  deliveredKeySet?: string | undefined;
+}
 
 /**
  * The issuer's keys, kept so that the issuer is never on a request's path when it need not be, and its
- * faults are never blamed on the caller:
- * - the key set delivered at deploy time, if any, serves from the first request;
- * - a key in the key set held is used without a fetch, whatever the issuer is doing;
- * - a key not in it, a prefetch, or a refresh ask the issuer (issuer-fetch.ts): a refresh,
- *   started by refreshInBackground() after an answer and never awaited by a request, confirms a delivered
- *   set at once and then keeps the set at most KEY_SET_REFRESH_INTERVAL_SECONDS old.
- * Each key is taken or left out (key-set.ts) and imported into node:crypto once, when its set arrives.
- * Nothing is kept per token, per kid a token names or per issuer it claims: what this holds is bounded by
- * the issuer's key set.
+ * faults are never blamed on the caller. The key set delivered at deploy time, if any, serves from the first
+ * request; a key in the set held is used without a fetch, whatever the issuer is doing. refreshInBackground(),
+ * called after each answer and never awaited, fetches the set again when due: at once for a delivered set (to
+ * confirm it), then KEY_SET_REFRESH_INTERVAL_SECONDS after the last fetch, or KEY_SET_REFETCH_INTERVAL_SECONDS
+ * after a failed one; each fetch replaces the set, so a key the issuer dropped stops being trusted with it.
+ * A key not in the set triggers one fetch, shared by every request needing it meanwhile; one that does not
+ * yield the key opens the RefetchWindow: the issuer failing answers 503, a fresh set lacking the key 401
+ * (UnknownSigningKey), and inside the window such a token 503 (UnknownSigningKeyHeld, or IssuerUnavailable
+ * after the issuer's own fault). Nothing is kept per token, per kid or per claimed issuer.
  */
 export class IssuerKeys {
   readonly #options: IssuerKeysOptions;
-  readonly #held: HeldKeySet = { keySet: undefined, refreshDueAt: Number.POSITIVE_INFINITY };
+  readonly #fetcher: KeySetFetcher;
+  readonly #window: RefetchWindow;
+  /** The last key set taken whole; a failed fetch leaves it as it was. */
+  #keySet: KeySet | undefined;
   /** The delivered key set being imported (node:crypto loads first): the first requests wait for it. */
   #importingDelivered: Promise<void> | undefined;
-  readonly #issuer: IssuerFetch;
+  /** The fetch under way, which every caller needing the key set meanwhile shares. */
+  #fetching: Promise<KeySet> | undefined;
+  /** Clock time from which refreshInBackground() fetches. */
+  #refreshDueAt = Number.POSITIVE_INFINITY;
 
   constructor(options: IssuerKeysOptions) {
     this.#options = options;
-    this.#issuer = new IssuerFetch(options, this.#held);
+    this.#fetcher =
+      options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, options.clock, options.observeFetch);
+    this.#window = new RefetchWindow(KEY_SET_REFETCH_INTERVAL_SECONDS, options.clock);
     const delivered = options.deliveredKeySet;
     if (delivered) {
-      this.#held.refreshDueAt = options.clock.now();
+      this.#refreshDueAt = options.clock.now();
       this.#importingDelivered = loadNodeCrypto().then(async (nodeCrypto) => {
         try {
-          this.#held.keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto));
+          this.#keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto));
         } catch (error) {
           logWarning("the key set delivered with the deployment is not usable; the issuer's is fetched", {
             detail: error instanceof Error ? error.message : String(error),
@@ -47,21 +141,78 @@ export class IssuerKeys {
     return Boolean(this.#options.deliveredKeySet);
   }
 
-  /** The key `kid` names for a token of `algorithm`: from the key set held, else from the issuer. */
+  /**
+   * The key `kid` names for a token of `algorithm`: from the key set held, or from a fetch if the window
+   * allows one; else 401 (KeySet.keyFor, or a fresh key set lacking the kid) or 503.
+   */
   async signingKey(kid: string, algorithm: JwsAlgorithm): Promise<SigningKey> {
     if (this.#importingDelivered) await this.#importingDelivered;
-    const { keySet } = this.#held;
-    if (keySet?.has(kid)) return keySet.keyFor(kid, algorithm);
-    return this.#issuer.signingKey(kid, algorithm);
+    if (this.#keySet?.has(kid)) return this.#keySet.keyFor(kid, algorithm);
+    const held = this.#window.heldAnswer();
+    if (held) throw held;
+
+    let keySet: KeySet;
+    try {
+      keySet = await this.fetchKeySet();
+    } catch (error) {
+      if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) throw error;
+      const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
+      this.#window.open(issuerUnavailable(message));
+      throw withoutStack(new IssuerUnavailableError(message, this.#window.secondsLeft(), { cause: error }));
+    }
+    if (keySet.has(kid)) return keySet.keyFor(kid, algorithm);
+    this.#window.open((seconds) => new UnknownSigningKeyHeldError(KEY_NOT_YET_KNOWN, seconds));
+    throw new UnknownSigningKeyError(UNKNOWN_SIGNING_KEY);
   }
 
-  /** Fetches the key set now (the init-time prefetch, when none was delivered). */
+  /**
+   * Fetches the key set (or joins the fetch under way), imports its keys, logs each key left out, and
+   * holds it until the next: the init-time prefetch, a refresh, or a request's fetch for an unknown kid.
+   */
   fetchKeySet(): Promise<KeySet> {
-    return this.#issuer.fetchKeySet();
+    const { jwksUrl, clock } = this.#options;
+    this.#fetching ??= Promise.all([this.#fetcher.fetch(jwksUrl), loadNodeCrypto()])
+      .then(([body, nodeCrypto]) => KeySet.parse(body, nodeCrypto))
+      .then(
+        (parsed) => {
+          this.#fetching = undefined;
+          const keySet = reportLeftOutKeys(parsed);
+          this.#keySet = keySet;
+          this.#refreshDueAt = clock.now() + KEY_SET_REFRESH_INTERVAL_SECONDS * 1000;
+          return keySet;
+        },
+        (error: unknown) => {
+          this.#fetching = undefined;
+          this.#refreshDueAt = clock.now() + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
+          throw error;
+        },
+      );
+    return this.#fetching;
   }
 
-  /** Starts a refresh of the key set when one is due, and returns at once: called after an answer. */
+  /**
+   * Starts a refresh of the key set when one is due and none is under way, and returns at once: called
+   * after an answer. A failure keeps the keys held and writes one line.
+   */
   refreshInBackground(): void {
-    this.#issuer.refresh();
+    if (this.#fetching || this.#options.clock.now() < this.#refreshDueAt) return;
+    this.fetchKeySet().catch((error: unknown) => {
+      logWarning("refreshing the issuer's key set failed; the keys last confirmed keep serving", {
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    });
   }
+}
+
+/**
+ * The issuer's fault, expected and logged once per 503 (a random kid inside the window is one): its
+ * message and cause say everything, and a stack of our frames would make each log line ten.
+ */
+function withoutStack<E extends Error>(error: E): E {
+  error.stack = `${error.name}: ${error.message}`;
+  return error;
+}
+
+function issuerUnavailable(message: string): (retryAfterSeconds: number) => DependencyUnavailableError {
+  return (seconds) => new IssuerUnavailableError(message, seconds);
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dgram from "node:dgram";
-import type { KeySetFetchObserver } from "../auth/issuer-fetch.ts";
+import type { KeySetFetchObserver } from "../auth/key-set-download.ts";
 import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { createDaemonClient, type DaemonClient } from "./daemon-client.ts";
 import {
@@ -35,10 +35,8 @@ export interface InvocationTracing {
 }
 
 /**
- * This module is loaded at the first sampled invocation (sampled-tracing.ts), and node:async_hooks and
- * node:dgram with it; its first subsegment opens the socket. Calls outside a sampled invocation's async
- * context belong to no trace and cost one lookup each. It imports nothing of the function's but types, so
- * that it is a chunk of its own and the entry shares none of its code.
+ * Loaded at the first sampled invocation (sampled-tracing.ts), with node:async_hooks and node:dgram; its
+ * first subsegment opens the socket. It imports nothing of the function's but types: a chunk of its own.
  */
 export function createInvocationTracing(settings: TracingSettings): InvocationTracing {
   const storage = new AsyncLocalStorage<InvocationContext>();

@@ -1,24 +1,17 @@
-import type { KeySetFetchObserver } from "../auth/issuer-fetch.ts";
 import { logWarning } from "../log.ts";
-import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { THROTTLING_TYPES } from "../store/dynamodb-faults.ts";
-import type { InvocationTracing } from "./invocation-tracing.ts";
+import type { InvocationTracing, TracingSettings } from "./invocation-tracing.ts";
 import { isTraced, parseDaemonAddress, type TraceHeader } from "./trace-header.ts";
 
-export interface TracingSettings {
-  /** AWS_XRAY_DAEMON_ADDRESS. */
+/** AWS_XRAY_DAEMON_ADDRESS as Lambda sets it, and what the DynamoDB subsegments name. */
+export type SampledTracingSettings = Pick<TracingSettings, "tableName" | "region"> & {
   daemonAddress: string;
-  /** What the DynamoDB subsegments name: the store's table and Region. */
-  tableName: string;
-  region: string;
-}
+};
 
 /** The function's traces, as the handler and its calls see them (lambda/dependencies.ts wires them). */
-export interface SampledTracing {
+export interface SampledTracing extends Omit<InvocationTracing, "run"> {
   /** Runs one invocation, inside its trace when its header is sampled; as is otherwise. */
   run<T>(header: TraceHeader | undefined, invocation: () => Promise<T>): Promise<T>;
-  observeDynamoDbCall: DynamoDbCallObserver;
-  observeKeySetFetch: KeySetFetchObserver;
 }
 
 /**
@@ -28,7 +21,7 @@ export interface SampledTracing {
  * before its first sampled invocation (the init's key-set prefetch, when no key set was delivered) is not
  * traced. Undefined, with one WARN line, when the daemon's address is not one.
  */
-export function sampledInvocationTracing(settings: TracingSettings): SampledTracing | undefined {
+export function sampledInvocationTracing(settings: SampledTracingSettings): SampledTracing | undefined {
   const address = parseDaemonAddress(settings.daemonAddress);
   if (address === undefined) {
     logWarning("AWS_XRAY_DAEMON_ADDRESS is not host:port; nothing is traced", {

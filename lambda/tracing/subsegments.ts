@@ -1,4 +1,4 @@
-import type { KeySetFetchOutcome } from "../auth/issuer-fetch.ts";
+import type { KeySetFetchOutcome } from "../auth/key-set-download.ts";
 import type { DynamoDbCallOutcome } from "../store/dynamodb-client.ts";
 import type { TraceHeader } from "./trace-header.ts";
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { CONTEXT_DEFAULTS } from "../../infra/config.ts";
 import { FUNCTION_TIMEOUT } from "../../infra/plant-store-stack.ts";
 import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/claims.ts";
-import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-fetch.ts";
+import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-keys.ts";
 import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/key-set.ts";
 import {
   MAX_RSA_MODULUS_BITS,

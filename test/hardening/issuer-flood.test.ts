@@ -8,7 +8,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type Authenticate, createAuthenticator } from "../../lambda/auth/authenticate.ts";
-import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-fetch.ts";
+import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-keys.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { DependencyUnavailableError, InvalidTokenError } from "../../lambda/errors.ts";
 import {

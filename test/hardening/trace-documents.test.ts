@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createJwksFetcher, type KeySetFetcher } from "../../lambda/auth/issuer-fetch.ts";
+import { createJwksFetcher, type KeySetFetcher } from "../../lambda/auth/key-set-download.ts";
 import { systemClock } from "../../lambda/clock.ts";
 import { createDynamoDbClient, type DynamoDbClient } from "../../lambda/store/dynamodb-client.ts";
 import { THROTTLING_TYPES } from "../../lambda/store/dynamodb-faults.ts";

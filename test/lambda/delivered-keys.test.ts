@@ -8,11 +8,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { createAuthenticator, createIssuerKeys, type TokenPolicy } from "../../lambda/auth/authenticate.ts";
 import {
-  createJwksFetcher,
-  JWKS_RESPONSE_TIMEOUT_MS,
   KEY_SET_REFETCH_INTERVAL_SECONDS,
   KEY_SET_REFRESH_INTERVAL_SECONDS,
-} from "../../lambda/auth/issuer-fetch.ts";
+} from "../../lambda/auth/issuer-keys.ts";
+import { createJwksFetcher, JWKS_RESPONSE_TIMEOUT_MS } from "../../lambda/auth/key-set-download.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { handlerFor } from "../../lambda/handler.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
