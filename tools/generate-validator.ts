@@ -4,6 +4,8 @@
  * - validate-new-plant.js: the NewPlant schema compiled into a standalone ajv validator, so the function
  *   validates with code generated at build time and never compiles a schema at cold start;
  * - validate-new-plant.d.ts: its types, the validator being a type guard;
+ * - pattern-refusals.js (and .d.ts): what an answer says of a value each pattern refuses, a module of its
+ *   own so that the refusals' messages load with the first refused body (lambda/request/schema-refusals.ts);
  * - plant-schema.ts: the NewPlant and Plant types (`id` a bigint) and PLANT_FIELDS, the list of a plant's
  *   stored fields that the replay check, the DynamoDB item and the conflict message are made from.
  * And, from the same document, what the client knows of it, into client/generated/:
@@ -28,6 +30,8 @@ export const CLIENT_GENERATED_DIR = fileURLToPath(new URL("../client/generated/"
 
 const VALIDATOR_FILE = "validate-new-plant.js";
 const VALIDATOR_TYPES_FILE = "validate-new-plant.d.ts";
+const PATTERN_REFUSALS_FILE = "pattern-refusals.js";
+const PATTERN_REFUSALS_TYPES_FILE = "pattern-refusals.d.ts";
 const PLANT_SCHEMA_FILE = "plant-schema.ts";
 const CLIENT_SCHEMA_FILE = "plant-schema.ts";
 const BANNER =
@@ -109,7 +113,7 @@ function newPlantValidationSchema(document: Schema): { schema: unknown; refusals
   return { schema: toValidationSchema(document, componentSchemas(document).NewPlant, refusals), refusals };
 }
 
-function validatorSource(document: Schema): string {
+function validatorSources(document: Schema): { validator: string; refusals: string } {
   const ajv = new Ajv({
     code: { source: true, esm: true, optimize: true },
     strict: true,
@@ -134,7 +138,7 @@ function validatorSource(document: Schema): string {
   const validate = ajv.compile(schema as object);
   const source = withoutSchemaPaths(inlineRuntimeHelpers(standalone.default(ajv, validate)));
   const refusalsSource = `export const patternRefusals = ${JSON.stringify(Object.fromEntries(refusals))};`;
-  return `${BANNER}\n${source}\n${refusalsSource}\n`;
+  return { validator: `${BANNER}\n${source}\n`, refusals: `${BANNER}\n${refusalsSource}\n` };
 }
 
 /**
@@ -179,7 +183,9 @@ export declare const validate: {
   (data: unknown): data is NewPlantDocument;
   errors?: SchemaError[] | null;
 };
+`;
 
+const PATTERN_REFUSALS_TYPES = `${BANNER}
 /** For each pattern of the schema, what the answer says of a value it refuses (its \`x-refusal\`). */
 export declare const patternRefusals: Readonly<Record<string, string>>;
 `;
@@ -343,9 +349,12 @@ export function generatedFiles(openApiPath = OPENAPI_PATH): Map<string, string> 
 }
 
 function functionFiles(document: Schema): Map<string, string> {
+  const { validator, refusals } = validatorSources(document);
   return new Map([
-    [VALIDATOR_FILE, validatorSource(document)],
+    [VALIDATOR_FILE, validator],
     [VALIDATOR_TYPES_FILE, VALIDATOR_TYPES],
+    [PATTERN_REFUSALS_FILE, refusals],
+    [PATTERN_REFUSALS_TYPES_FILE, PATTERN_REFUSALS_TYPES],
     [PLANT_SCHEMA_FILE, plantSchemaSource(document)],
   ]);
 }

@@ -18,6 +18,3 @@ export declare const validate: {
   (data: unknown): data is NewPlantDocument;
   errors?: SchemaError[] | null;
 };
-
-/** For each pattern of the schema, what the answer says of a value it refuses (its `x-refusal`). */
-export declare const patternRefusals: Readonly<Record<string, string>>;

@@ -19,9 +19,8 @@ export type ApiGatewayResult = APIGatewayProxyStructuredResultV2 & {
 };
 
 /**
- * The incoming API request as the endpoint sees it: its method and path (empty when the event has none),
- * header names lower-cased, the values of one name joined with commas, the body as API Gateway sent it
- * (read only after authentication).
+ * The incoming request: method and path (empty when the event has none), header names lower-cased with the
+ * values of one name joined by commas, the body as API Gateway sent it (read after authentication).
  */
 export interface ApiRequest {
   requestId: string;
@@ -63,10 +62,9 @@ function stringOr(value: unknown, fallback = ""): string {
 }
 
 /**
- * Header names are case-insensitive, and a header sent twice is one list of values (RFC 9110
- * §5.3): all values of one name, in any case, are joined with commas, as payload 2.0 does. Payload
- * 1.0 writes each header twice, the last value in `headers` and all of them in `multiValueHeaders`:
- * a name found in `multiValueHeaders` is read from there only, so that no value counts twice.
+ * A header sent twice is one list of values (RFC 9110 §5.3), whatever the case of its name: joined with
+ * commas, as payload 2.0 does. Payload 1.0 writes each header twice, the last value in `headers` and all in
+ * `multiValueHeaders`: a name found there is read from there only, so that no value counts twice.
  */
 function headersOf(event: LooseEvent): Map<string, string> {
   const headers = new Map<string, string>();

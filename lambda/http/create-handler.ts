@@ -80,7 +80,7 @@ export function createHandler({
       const route = matchRoute(request.method, request.path);
       if (route === undefined) throw new RouteNotFoundError(`not found: this API serves ${describeRoutes()}`);
       ({ clientId } = await authenticate(request.headers.get("authorization")));
-      const parsed = OPERATIONS[route.operationId](request);
+      const parsed = await OPERATIONS[route.operationId](request);
       plantId = parsed.plantId;
       const { body, metric, storeCalls } = await parsed.run({ store });
       ending = { response: { status: 200, body }, metric, storeCalls };

@@ -26,15 +26,15 @@ export interface ParsedRequest {
 }
 
 /** One operation: it reads the request (a bad one throws a 4xx of lambda/errors.ts) and says what to run. */
-export type Operation = (request: ApiRequest) => ParsedRequest;
+export type Operation = (request: ApiRequest) => Promise<ParsedRequest>;
 
 /**
  * Every operation of the routes table, by its operationId: a route added to the table without its
  * operation here does not compile. A failure is thrown as one of lambda/errors.ts.
  */
 export const OPERATIONS: { readonly [Id in OperationId]: Operation } = {
-  createPlant: (request) => {
-    const newPlant = parseNewPlant(request.headers.get("content-type"), request.body);
+  createPlant: async (request) => {
+    const newPlant = await parseNewPlant(request.headers.get("content-type"), request.body);
     return {
       plantId: newPlant.id.toString(),
       async run({ store }) {

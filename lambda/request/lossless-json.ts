@@ -1,8 +1,6 @@
 /**
- * A strict JSON parser (RFC 8259, with the I-JSON rules of RFC 7493) that never rounds an integer.
- *
- * `JSON.parse` turns 9007199254740993 into 9007199254740992, and Node 20 has no source-text access
- * to recover the digits, so ids are parsed here instead:
+ * A strict JSON parser (RFC 8259, with the I-JSON rules of RFC 7493) that never rounds an integer, where
+ * `JSON.parse` turns 9007199254740993 into 9007199254740992 (and Node 20 has no source-text access):
  * - an integer value (written `12`, `1.2e1` or `12.0`) comes back as a `number` when it is a safe
  *   integer, and as a `bigint` otherwise, digit for digit (very long ones, far past int64, as an
  *   inexact `number`, which no int64 check accepts);

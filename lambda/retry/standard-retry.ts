@@ -1,9 +1,7 @@
 /**
- * The store's retry strategy, in the shape of the AWS SDKs' standard mode: a few attempts per call, each
- * with its own timeout; between them a full-jitter exponential backoff; a retry quota shared by every call
- * of an instance, so that in an outage it stops retrying and fails fast instead of multiplying the load
- * on a struggling service; all inside a deadline. The caller says only which failures it retries and of
- * what kind (which decides what a retry costs the quota), and what it throws when the retries run out.
+ * The store's retry strategy, the AWS SDKs' standard mode: a few attempts, each with its timeout, a
+ * full-jitter backoff, a retry quota per instance (in an outage it fails fast instead of multiplying the
+ * load), all inside a deadline. The caller says which failures it retries, of what kind, and what it throws.
  */
 import { type Clock, systemClock, timeoutReason } from "../clock.ts";
 
@@ -39,10 +37,8 @@ const COSTS: Record<RetryReason, number> = {
 };
 
 /**
- * The instance's retry budget (a token bucket). Each retry takes its cost out; a call that succeeds
- * without retrying puts 1 back, and one that succeeds after retries puts back the cost of its last
- * retry, as the SDK's StandardRetryStrategy does; never above the capacity. When a retry's cost is not
- * available, the call fails at once.
+ * The instance's retry budget (a token bucket), as the SDK's StandardRetryStrategy keeps it: a retry takes
+ * its cost, a success puts back 1 or its last retry's cost; without the cost left, the call fails at once.
  */
 export class RetryQuota {
   #available: number;

@@ -15,15 +15,14 @@ export interface DynamoDbClientSettings extends DynamoDbIdentity {
   observeCall?: DynamoDbCallObserver | undefined;
 }
 
-/** How one call ended, for an observer: never its input or body. */
+/**
+ * How one call ended, for an observer, never its input or body: the status and `x-amzn-RequestId` of its
+ * answer, DynamoDB's error type for a non-2xx one; or why no usable answer came (or a failure to sign).
+ */
 export interface DynamoDbCallOutcome {
-  /** Undefined when no usable answer came. */
   status?: number;
-  /** DynamoDB's `x-amzn-RequestId`. */
   requestId?: string | undefined;
-  /** DynamoDB's error type, for a non-2xx answer. */
   errorType?: string;
-  /** Why no usable answer came (a TransientDynamoDbError), or a failure to sign. */
   failure?: unknown;
 }
 
@@ -49,9 +48,8 @@ export class DynamoDbError extends Error {
 }
 
 /**
- * No usable answer: the connection failed or was reset, the call timed out, or the body is not a JSON
- * object (a proxy's or load balancer's page, a truncated answer). Worth another try. `requestSent` is
- * false only when the call never reached DynamoDB, so it cannot have acted on it.
+ * No usable answer: no connection, a reset, a timeout, or a body that is not a JSON object (a proxy's page,
+ * a truncated answer). Worth another try. `requestSent` is false only when the call never reached DynamoDB.
  */
 export class TransientDynamoDbError extends Error {
   override name = "TransientDynamoDbError";

@@ -47,15 +47,11 @@ type Transport = {
 const transports = new Map<string, Promise<Transport>>();
 
 /**
- * One HTTP(S) request on node:http, with keep-alive connections kept for the life of the instance.
- * Not the global fetch: its first use in a process loads undici (~40 ms measured here), paid on every
- * cold start, and each later call costs about twice node:http's. The module is imported on first use,
- * so a cold start does not pay for it before the first request needs it.
- *
- * A kept-alive connection can be closed by the server just as it is reused (its idle timeout firing as
- * the request arrives): a reset on a reused connection, or on one opened ahead (openConnection), before
- * any byte of the answer is sent once more, on a new connection, as Node's documentation of
- * `request.reusedSocket` advises.
+ * One HTTP(S) request on node:http (imported at first use), keep-alive connections kept for the instance's
+ * life. Not the global fetch: its first use loads undici (~40 ms), and each call costs twice node:http's.
+ * A kept-alive connection can be closed by the server just as it is reused: a reset on a reused connection,
+ * or one opened ahead (openConnection), before any byte of the answer, is sent once more on a new
+ * connection, as Node's documentation of `request.reusedSocket` advises.
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const transport = await transportFor(request.url.protocol);

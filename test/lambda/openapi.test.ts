@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { patternRefusals } from "../../lambda/generated/validate-new-plant.js";
+import { patternRefusals } from "../../lambda/generated/pattern-refusals.js";
 import { GENERATED_DIR, generatedFiles } from "../../tools/generate-validator.ts";
 
 const document = parse(readFileSync(new URL("../../openapi/openapi.yaml", import.meta.url), "utf8"), {

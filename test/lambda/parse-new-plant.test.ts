@@ -18,9 +18,9 @@ function parseNewPlant(contentType: string | undefined, body: Body) {
   return parseBody(contentType, asRequestBody(body));
 }
 
-function failure(contentType: string | undefined, body: Body): Error {
+async function failure(contentType: string | undefined, body: Body): Promise<Error> {
   try {
-    parseNewPlant(contentType, body);
+    await parseNewPlant(contentType, body);
   } catch (error) {
     return error as Error;
   }
@@ -35,22 +35,28 @@ function deliveredAsText(bytes: Uint8Array): Extract<RequestBody, { encoding: "t
 const latin1 = (text: string) => Buffer.from(text, "latin1");
 
 describe("parseNewPlant", () => {
-  it("returns the plant with an exact id", () => {
-    expect(parseNewPlant(JSON_TYPE, '{"id":1,"name":"Fern","tag":"indoor"}')).toEqual({
+  it("returns the plant with an exact id", async () => {
+    expect(await parseNewPlant(JSON_TYPE, '{"id":1,"name":"Fern","tag":"indoor"}')).toEqual({
       id: 1n,
       name: "Fern",
       tag: "indoor",
     });
-    expect(parseNewPlant(JSON_TYPE, '{"id":9007199254740993,"name":"Fern"}').id).toBe(9007199254740993n);
-    expect(parseNewPlant(JSON_TYPE, '{"id":-0,"name":"Fern"}').id).toBe(0n);
-    expect(parseNewPlant(JSON_TYPE, '{"id":1e3,"name":"Fern"}').id).toBe(1000n);
+    expect((await parseNewPlant(JSON_TYPE, '{"id":9007199254740993,"name":"Fern"}')).id).toBe(
+      9007199254740993n,
+    );
+    expect((await parseNewPlant(JSON_TYPE, '{"id":-0,"name":"Fern"}')).id).toBe(0n);
+    expect((await parseNewPlant(JSON_TYPE, '{"id":1e3,"name":"Fern"}')).id).toBe(1000n);
   });
 
-  it("accepts the whole int64 range and nothing beyond", () => {
-    expect(parseNewPlant(JSON_TYPE, '{"id":9223372036854775807,"name":"x"}').id).toBe(9223372036854775807n);
-    expect(parseNewPlant(JSON_TYPE, '{"id":-9223372036854775808,"name":"x"}').id).toBe(-9223372036854775808n);
+  it("accepts the whole int64 range and nothing beyond", async () => {
+    expect((await parseNewPlant(JSON_TYPE, '{"id":9223372036854775807,"name":"x"}')).id).toBe(
+      9223372036854775807n,
+    );
+    expect((await parseNewPlant(JSON_TYPE, '{"id":-9223372036854775808,"name":"x"}')).id).toBe(
+      -9223372036854775808n,
+    );
     for (const id of ["9223372036854775808", "-9223372036854775809", "1.5", "1e400", '"1"', "null"]) {
-      const error = failure(JSON_TYPE, `{"id":${id},"name":"x"}`);
+      const error = await failure(JSON_TYPE, `{"id":${id},"name":"x"}`);
       expect(error).toBeInstanceOf(BadRequestError);
       expect(error.message).toBe(
         "id must be an integer between -9223372036854775808 and 9223372036854775807",
@@ -73,40 +79,42 @@ describe("parseNewPlant", () => {
     ['{"id":1,"name":"a","id":2}', "the body is not valid JSON: duplicate property 'id' at position 19"],
     ['{"id":1,', "the body is not valid JSON: expected a property name at position 8"],
     ['{"__proto__":{},"id":1,"name":"a"}', "unknown property '__proto__'"],
-  ])("refuses %s: %s", (body, message) => {
-    const error = failure(JSON_TYPE, body);
+  ])("refuses %s: %s", async (body, message) => {
+    const error = await failure(JSON_TYPE, body);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toBe(message);
   });
 
-  it("lists at most 10 problems, so that the answer stays short whatever the body", () => {
+  it("lists at most 10 problems, so that the answer stays short whatever the body", async () => {
     const keys = Array.from({ length: 1500 }, (_, index) => `"k${index}":0`);
-    const error = failure(JSON_TYPE, `{"id":1,"name":"a",${keys.join(",")}}`);
+    const error = await failure(JSON_TYPE, `{"id":1,"name":"a",${keys.join(",")}}`);
     expect(error.message).toBe(
       `${Array.from({ length: 10 }, (_, index) => `unknown property 'k${index}'`).join("; ")}; and 1490 more`,
     );
   });
 
-  it("counts name lengths in characters, not UTF-16 units", () => {
+  it("counts name lengths in characters, not UTF-16 units", async () => {
     const name = "🌿".repeat(256);
-    expect(parseNewPlant(JSON_TYPE, JSON.stringify({ id: 1, name })).name).toBe(name);
+    expect((await parseNewPlant(JSON_TYPE, JSON.stringify({ id: 1, name }))).name).toBe(name);
   });
 
-  it("requires a body", () => {
-    expect(failure(JSON_TYPE, undefined).message).toBe("the body is required: a NewPlant JSON object");
-    expect(failure(JSON_TYPE, "").message).toBe("the body is required: a NewPlant JSON object");
+  it("requires a body", async () => {
+    expect((await failure(JSON_TYPE, undefined)).message).toBe(
+      "the body is required: a NewPlant JSON object",
+    );
+    expect((await failure(JSON_TYPE, "")).message).toBe("the body is required: a NewPlant JSON object");
   });
 
-  it("refuses bodies over the limit in bytes with 413, counting multi-byte characters", () => {
+  it("refuses bodies over the limit in bytes with 413, counting multi-byte characters", async () => {
     const padding = "é".repeat(MAX_BODY_BYTES / 2); // 2 bytes each in UTF-8
-    const error = failure(JSON_TYPE, JSON.stringify({ id: 1, name: padding }));
+    const error = await failure(JSON_TYPE, JSON.stringify({ id: 1, name: padding }));
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(error.message).toMatch(/^the body is \d+ bytes; at most 16384 are accepted$/);
   });
 
-  it("decodes byte bodies as strict UTF-8", () => {
-    expect(parseNewPlant(JSON_TYPE, new TextEncoder().encode('{"id":2,"name":"Fern"}')).id).toBe(2n);
-    const error = failure(JSON_TYPE, new Uint8Array([0x7b, 0xff, 0x7d]));
+  it("decodes byte bodies as strict UTF-8", async () => {
+    expect((await parseNewPlant(JSON_TYPE, new TextEncoder().encode('{"id":2,"name":"Fern"}'))).id).toBe(2n);
+    const error = await failure(JSON_TYPE, new Uint8Array([0x7b, 0xff, 0x7d]));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toBe("the body is not valid UTF-8");
   });
@@ -125,17 +133,17 @@ describe("parseNewPlant", () => {
       ["name", "Fern\n", "name must not contain control characters"],
       ["name", "bad \ufffd\ufffd", "name contains bytes that are not UTF-8 (U+FFFD)"],
       ["tag", "\ufffd", "tag contains bytes that are not UTF-8 (U+FFFD)"],
-    ])("refuses a %s of %j: %s", (field, value, message) => {
+    ])("refuses a %s of %j: %s", async (field, value, message) => {
       const plant = field === "name" ? { id: 1, name: value } : { id: 1, name: "Fern", tag: value };
-      const error = failure(JSON_TYPE, JSON.stringify(plant));
+      const error = await failure(JSON_TYPE, JSON.stringify(plant));
       expect(error).toBeInstanceOf(BadRequestError);
       expect(error.message).toBe(message);
     });
 
     it.each([" Fern", "Fern ", "Ivy\u00a0League", "🌿", "\u00a0x", "\u00a0\u00a1"])(
       "accepts %j: spaces around or inside a name, no control characters",
-      (name) => {
-        expect(parseNewPlant(JSON_TYPE, JSON.stringify({ id: 1, name, tag: name }))).toEqual({
+      async (name) => {
+        expect(await parseNewPlant(JSON_TYPE, JSON.stringify({ id: 1, name, tag: name }))).toEqual({
           id: 1n,
           name,
           tag: name,
@@ -143,16 +151,16 @@ describe("parseNewPlant", () => {
       },
     );
 
-    it("refuses Latin-1 names instead of storing two of them as the same name", () => {
+    it("refuses Latin-1 names instead of storing two of them as the same name", async () => {
       for (const name of ["caf\xe9", "caf\xe8"]) {
-        const error = failure(JSON_TYPE, deliveredAsText(latin1(`{"id":77,"name":"${name}"}`)));
+        const error = await failure(JSON_TYPE, deliveredAsText(latin1(`{"id":77,"name":"${name}"}`)));
         expect(error).toBeInstanceOf(BadRequestError);
         expect(error.message).toBe("name contains bytes that are not UTF-8 (U+FFFD)");
       }
     });
 
-    it("refuses Latin-1 bytes in a base64 body as not UTF-8", () => {
-      const error = failure(JSON_TYPE, new Uint8Array(latin1('{"id":77,"name":"caf\xe9"}')));
+    it("refuses Latin-1 bytes in a base64 body as not UTF-8", async () => {
+      const error = await failure(JSON_TYPE, new Uint8Array(latin1('{"id":77,"name":"caf\xe9"}')));
       expect(error).toBeInstanceOf(BadRequestError);
       expect(error.message).toBe("the body is not valid UTF-8");
     });
@@ -170,9 +178,9 @@ describe("parseNewPlant", () => {
     const base64 = (text: string): RequestBody => ({ encoding: "base64", base64: text });
     const fern = Buffer.from('{"id":3,"name":"Fern"}').toString("base64");
 
-    it("decodes canonical base64", () => {
+    it("decodes canonical base64", async () => {
       expect(fern.endsWith("=")).toBe(true);
-      expect(parseNewPlant(JSON_TYPE, base64(fern))).toEqual({ id: 3n, name: "Fern" });
+      expect(await parseNewPlant(JSON_TYPE, base64(fern))).toEqual({ id: 3n, name: "Fern" });
     });
 
     it.each([
@@ -183,8 +191,8 @@ describe("parseNewPlant", () => {
       ["padding in the middle", `${fern.slice(0, 4)}=${fern.slice(4)}`],
       ["missing padding", fern.replace(/=+$/, "")],
       ["non-zero padding bits", withPaddingBitSet(fern)],
-    ])("refuses %s with 400", (_, text) => {
-      const error = failure(JSON_TYPE, base64(text));
+    ])("refuses %s with 400", async (_, text) => {
+      const error = await failure(JSON_TYPE, base64(text));
       expect(error).toBeInstanceOf(BadRequestError);
       expect(error.message).toBe("the body is not valid base64");
     });
@@ -203,27 +211,27 @@ describe("parseNewPlant", () => {
       ]);
     }
 
-    it("takes a 16384-byte body with 200 invalid bytes for 16384 bytes, and refuses its name", () => {
+    it("takes a 16384-byte body with 200 invalid bytes for 16384 bytes, and refuses its name", async () => {
       const sent = bodyWithInvalidBytes(MAX_BODY_BYTES, 200);
-      const error = failure(JSON_TYPE, deliveredAsText(sent));
+      const error = await failure(JSON_TYPE, deliveredAsText(sent));
       expect(error).toBeInstanceOf(BadRequestError);
       expect(error.message).toContain("name contains bytes that are not UTF-8 (U+FFFD)");
       const withoutContentLength = { ...deliveredAsText(sent), contentLength: undefined };
-      expect(failure(JSON_TYPE, withoutContentLength)).toBeInstanceOf(BadRequestError);
+      expect(await failure(JSON_TYPE, withoutContentLength)).toBeInstanceOf(BadRequestError);
     });
 
-    it("reports the size the client sent, not the size of its U+FFFD replacements", () => {
+    it("reports the size the client sent, not the size of its U+FFFD replacements", async () => {
       const sent = bodyWithInvalidBytes(MAX_BODY_BYTES + 1, 200);
       const expected = "the body is 16385 bytes; at most 16384 are accepted";
-      const error = failure(JSON_TYPE, deliveredAsText(sent));
+      const error = await failure(JSON_TYPE, deliveredAsText(sent));
       expect(error).toBeInstanceOf(PayloadTooLargeError);
       expect(error.message).toBe(expected);
-      expect(failure(JSON_TYPE, { ...deliveredAsText(sent), contentLength: undefined }).message).toBe(
+      expect((await failure(JSON_TYPE, { ...deliveredAsText(sent), contentLength: undefined })).message).toBe(
         expected,
       );
     });
 
-    it("counts a 3-byte invalid sequence as 3 bytes when the Content-Length says so", () => {
+    it("counts a 3-byte invalid sequence as 3 bytes when the Content-Length says so", async () => {
       // F0 9F 8C (a truncated 4-byte sequence) becomes one U+FFFD: 3 bytes sent, 1 counted without the header.
       const sent = Buffer.concat([
         Buffer.from(`{"id":5,"name":"${"x".repeat(MAX_BODY_BYTES - 20)}`),
@@ -231,25 +239,25 @@ describe("parseNewPlant", () => {
         Buffer.from('"}'),
       ]);
       expect(sent.byteLength).toBe(MAX_BODY_BYTES + 1);
-      expect(failure(JSON_TYPE, deliveredAsText(sent)).message).toBe(
+      expect((await failure(JSON_TYPE, deliveredAsText(sent))).message).toBe(
         "the body is 16385 bytes; at most 16384 are accepted",
       );
     });
 
-    it("ignores a Content-Length the text cannot match, so that no header lets a large body through", () => {
+    it("ignores a Content-Length the text cannot match, so that no header lets a large body through", async () => {
       const text = JSON.stringify({ id: 1, name: "x".repeat(40_000) });
-      const error = failure(JSON_TYPE, { encoding: "text", text, contentLength: "28" });
+      const error = await failure(JSON_TYPE, { encoding: "text", text, contentLength: "28" });
       expect(error).toBeInstanceOf(PayloadTooLargeError);
       expect(error.message).toBe(`the body is ${text.length} bytes; at most 16384 are accepted`);
     });
 
-    it("counts a base64 body by its decoded bytes", () => {
+    it("counts a base64 body by its decoded bytes", async () => {
       const bytes = new TextEncoder().encode(JSON.stringify({ id: 1, name: "é".repeat(MAX_BODY_BYTES / 2) }));
-      expect(failure(JSON_TYPE, bytes).message).toBe(
+      expect((await failure(JSON_TYPE, bytes)).message).toBe(
         `the body is ${bytes.byteLength} bytes; at most 16384 are accepted`,
       );
       const fits = new TextEncoder().encode(JSON.stringify({ id: 1, name: "é".repeat(128) }));
-      expect(parseNewPlant(JSON_TYPE, fits).name).toBe("é".repeat(128));
+      expect((await parseNewPlant(JSON_TYPE, fits)).name).toBe("é".repeat(128));
     });
   });
 
@@ -258,21 +266,21 @@ describe("parseNewPlant", () => {
     "Application/JSON",
     "application/json; charset=utf-8",
     'application/json;charset="UTF-8"',
-  ])("accepts Content-Type %s", (contentType) => {
-    expect(parseNewPlant(contentType, '{"id":1,"name":"a"}').name).toBe("a");
+  ])("accepts Content-Type %s", async (contentType) => {
+    expect((await parseNewPlant(contentType, '{"id":1,"name":"a"}')).name).toBe("a");
   });
 
   it.each([undefined, "", "text/plain", "application/x-www-form-urlencoded", "application/json-patch+json"])(
     "refuses Content-Type %j with 415",
-    (contentType) => {
-      const error = failure(contentType, '{"id":1,"name":"a"}');
+    async (contentType) => {
+      const error = await failure(contentType, '{"id":1,"name":"a"}');
       expect(error).toBeInstanceOf(UnsupportedMediaTypeError);
       expect(error.message).toBe("the Content-Type header must be application/json");
     },
   );
 
-  it("refuses a charset other than UTF-8 with 415", () => {
-    const error = failure("application/json; charset=latin1", '{"id":1,"name":"a"}');
+  it("refuses a charset other than UTF-8 with 415", async () => {
+    const error = await failure("application/json; charset=latin1", '{"id":1,"name":"a"}');
     expect(error).toBeInstanceOf(UnsupportedMediaTypeError);
     expect(error.message).toBe("the Content-Type charset must be utf-8");
   });
