@@ -196,11 +196,14 @@ export class IssuerKeys {
    */
   refreshInBackground(): void {
     if (this.#fetching || this.#options.clock.now() < this.#refreshDueAt) return;
-    this.fetchKeySet().catch((error: unknown) => {
-      logWarning("refreshing the issuer's key set failed; the keys last confirmed keep serving", {
-        detail: error instanceof Error ? error.message : String(error),
-      });
-    });
+    // In the next turn of the event loop, once the answer is on its way.
+    setImmediate(() =>
+      this.fetchKeySet().catch((error: unknown) => {
+        logWarning("refreshing the issuer's key set failed; the keys last confirmed keep serving", {
+          detail: error instanceof Error ? error.message : String(error),
+        });
+      }),
+    );
   }
 }
 

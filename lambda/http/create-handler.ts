@@ -27,8 +27,8 @@ export interface Dependencies {
   /** The version that answers, the `Fault` metric's second dimension (AWS_LAMBDA_FUNCTION_VERSION). */
   functionVersion?: string;
   /**
-   * Background work that must never delay an answer (the issuer's key-set refresh): started once each
-   * answer is built, in the next turn of the event loop, and never awaited.
+   * Background work that must never delay an answer (the issuer's key-set refresh): called as each answer
+   * resolves, outside the invocation's trace, never awaited; it returns at once, deferring any work.
    */
   afterAnswer?: () => void;
 }
@@ -112,7 +112,7 @@ export function createHandler({
     const respondTraced = () => respond(event, context, trace?.root);
     const answered = traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
     // Registered here, outside the invocation's trace: the background work is no call of this request.
-    if (afterAnswer) void answered.then(() => setImmediate(afterAnswer));
+    if (afterAnswer) void answered.then(afterAnswer);
     return answered;
   };
 }
