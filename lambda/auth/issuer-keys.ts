@@ -190,13 +190,9 @@ export class IssuerKeys {
     return this.#fetching;
   }
 
-  /**
-   * Starts a refresh of the key set when one is due and none is under way, and returns at once: called
-   * after an answer. A failure keeps the keys held and writes one line.
-   */
+  /** After an answer: a refresh when one is due and none under way, started later; a failure is one line. */
   refreshInBackground(): void {
     if (this.#fetching || this.#options.clock.now() < this.#refreshDueAt) return;
-    // In the next turn of the event loop, once the answer is on its way.
     setImmediate(() =>
       this.fetchKeySet().catch((error: unknown) => {
         logWarning("refreshing the issuer's key set failed; the keys last confirmed keep serving", {
