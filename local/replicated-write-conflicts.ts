@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Environment } from "../lambda/config.ts";
+import { forwardToDynamoDb, readRequestBody } from "./dynamodb-forward.ts";
 
 export interface ReplicatedWriteConflicts {
   /** PutItems of each plant id refused before one goes through. */
@@ -52,16 +53,16 @@ export async function startConflictingFront(
   const refusedWrites = new Map<string, number>();
   const server = createServer((request, response) => {
     void (async () => {
-      const body = await readAll(request);
+      const body = await readRequestBody(request);
       const id = putItemPlantId(request, body);
       const refused = id === undefined ? conflicts.perPlant : (refusedWrites.get(id) ?? 0);
       if (id === undefined || refused >= conflicts.perPlant) {
-        const answer = await forward(upstream, request, body);
+        const answer = await forwardToDynamoDb(upstream, request, body);
         response.writeHead(answer.status, { "content-type": answer.contentType }).end(answer.body);
         return;
       }
       refusedWrites.set(id, refused + 1);
-      if (refused === 0 && conflicts.storedElsewhere) await forward(upstream, request, body);
+      if (refused === 0 && conflicts.storedElsewhere) await forwardToDynamoDb(upstream, request, body);
       response.writeHead(400, { "content-type": "application/x-amz-json-1.0" }).end(
         JSON.stringify({
           __type: CONFLICT_TYPE,
@@ -88,29 +89,4 @@ function putItemPlantId(request: IncomingMessage, body: Buffer): string | undefi
   if (request.headers["x-amz-target"] !== "DynamoDB_20120810.PutItem") return undefined;
   const item = (JSON.parse(body.toString("utf8")) as { Item?: { id?: { N?: unknown } } }).Item;
   return typeof item?.id?.N === "string" ? item.id.N : undefined;
-}
-
-async function readAll(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-async function forward(
-  upstream: string,
-  request: IncomingMessage,
-  body: Buffer,
-): Promise<{ status: number; contentType: string; body: string }> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) {
-      headers.set(name, value);
-    }
-  }
-  const answer = await fetch(upstream, { method: "POST", headers, body: new Uint8Array(body) });
-  return {
-    status: answer.status,
-    contentType: answer.headers.get("content-type") ?? "application/x-amz-json-1.0",
-    body: await answer.text(),
-  };
 }

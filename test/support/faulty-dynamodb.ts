@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type DynamoDbIdentity, LOCAL_IDENTITY } from "../../local/dynamodb.ts";
+import { forwardToDynamoDb, readRequestBody } from "../../local/dynamodb-forward.ts";
 import { sigV4Refusal } from "./sigv4-verifier.ts";
 
 /**
@@ -91,9 +92,7 @@ export async function startFaultyDynamoDb(
   server.on("connection", () => connections++);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks);
+    const raw = await readRequestBody(request);
     if (request.method === "GET" && request.url === "/") {
       healthChecks++;
       response.writeHead(200, { "content-type": "text/plain" }).end("healthy: dynamodb.local");
@@ -123,7 +122,7 @@ export async function startFaultyDynamoDb(
       case "proxy":
       case "proxy-then-hang":
       case "proxy-then-reset": {
-        const answer = await forward(upstream, request, raw);
+        const answer = await forwardToDynamoDb(upstream, request, raw);
         if (fault === "proxy-then-hang") return unanswered();
         if (fault === "proxy-then-reset") {
           request.socket.resetAndDestroy();
@@ -164,7 +163,7 @@ export async function startFaultyDynamoDb(
       case "condition-failed-without-item":
         return error(400, "ConditionalCheckFailedException", "The conditional request failed");
       case "proxy-then-replicated-write-conflict":
-        await forward(upstream, request, raw);
+        await forwardToDynamoDb(upstream, request, raw);
         return error(400, "ReplicatedWriteConflictException", REPLICATED_WRITE_CONFLICT_MESSAGE);
       case "replicated-write-conflict":
         return error(400, "ReplicatedWriteConflictException", REPLICATED_WRITE_CONFLICT_MESSAGE);
@@ -193,24 +192,5 @@ export async function startFaultyDynamoDb(
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
-}
-
-async function forward(
-  upstream: string,
-  request: IncomingMessage,
-  body: Buffer,
-): Promise<{ status: number; contentType: string; body: string }> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === "string" && name !== "host" && name !== "connection" && name !== "content-length") {
-      headers.set(name, value);
-    }
-  }
-  const answer = await fetch(upstream, { method: "POST", headers, body: new Uint8Array(body) });
-  return {
-    status: answer.status,
-    contentType: answer.headers.get("content-type") ?? JSON_1_0,
-    body: await answer.text(),
   };
 }
