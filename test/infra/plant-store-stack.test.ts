@@ -561,22 +561,7 @@ describe("the rollout", () => {
         Condition: {
           StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } },
           ArnLike: {
-            "aws:SourceArn": {
-              "Fn::Join": [
-                "",
-                [
-                  "arn:",
-                  { Ref: "AWS::Partition" },
-                  ":codedeploy:",
-                  { Ref: "AWS::Region" },
-                  ":",
-                  { Ref: "AWS::AccountId" },
-                  ":deploymentgroup:",
-                  { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
-                  "/*",
-                ],
-              ],
-            },
+            "aws:SourceArn": deploymentGroupArnOf("*"),
           },
         },
       },
@@ -643,23 +628,9 @@ describe("the pre-traffic hook", () => {
   const policies = Object.entries(template.findResources("AWS::IAM::Policy")).filter(
     ([, { Properties }]) => JSON.stringify(Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
   );
-  const deploymentGroupArn = {
-    "Fn::Join": [
-      "",
-      [
-        "arn:",
-        { Ref: "AWS::Partition" },
-        ":codedeploy:",
-        { Ref: "AWS::Region" },
-        ":",
-        { Ref: "AWS::AccountId" },
-        ":deploymentgroup:",
-        { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
-        "/",
-        { Ref: onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup") },
-      ],
-    ],
-  };
+  const deploymentGroupArn = deploymentGroupArnOf({
+    Ref: onlyLogicalId(template, "AWS::CodeDeploy::DeploymentGroup"),
+  });
 
   it("probes the handler function, named in its environment, on Node 24 with its own log group", () => {
     expect(hook).toMatchObject({
@@ -890,3 +861,23 @@ describe("cdk-nag AwsSolutions", () => {
     expect(nagFindings).toEqual([]);
   });
 });
+
+/** The ARN of a deployment group of the stack's CodeDeploy application, as the template writes it. */
+function deploymentGroupArnOf(group: unknown) {
+  return {
+    "Fn::Join": [
+      "",
+      [
+        "arn:",
+        { Ref: "AWS::Partition" },
+        ":codedeploy:",
+        { Ref: "AWS::Region" },
+        ":",
+        { Ref: "AWS::AccountId" },
+        ":deploymentgroup:",
+        { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
+        ...(group === "*" ? ["/*"] : ["/", group]),
+      ],
+    ],
+  };
+}
