@@ -6,7 +6,7 @@ import {
   UnknownSigningKeyHeldError,
 } from "../errors.ts";
 import { logWarning } from "../log.ts";
-import { loadNodeCrypto } from "../node-crypto.ts";
+import { nodeCrypto } from "../node-crypto.ts";
 import type { JwsAlgorithm } from "./jws.ts";
 import {
   KeySet,
@@ -108,7 +108,7 @@ export class IssuerKeys {
   readonly #window: RefetchWindow;
   /** The last key set taken whole; a failed fetch leaves it as it was. */
   #keySet: KeySet | undefined;
-  /** The delivered key set being imported (node:crypto loads first): the first requests wait for it. */
+  /** The delivered key set being imported: the first requests wait for it. */
   #importingDelivered: Promise<void> | undefined;
   /** The fetch under way, which every caller needing the key set meanwhile shares. */
   #fetching: Promise<KeySet> | undefined;
@@ -123,16 +123,20 @@ export class IssuerKeys {
     const delivered = options.deliveredKeySet;
     if (delivered) {
       this.#refreshDueAt = options.clock.now();
-      this.#importingDelivered = loadNodeCrypto().then(async (nodeCrypto) => {
-        try {
-          this.#keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto));
-        } catch (error) {
+      // Imported here, at init: KeySet.parse works synchronously unless the set holds an Ed25519 or Ed448
+      // key, whose checks it loads first (then the first requests wait for it).
+      this.#importingDelivered = KeySet.parse(delivered, nodeCrypto()).then(
+        (keySet) => {
+          this.#keySet = reportLeftOutKeys(keySet);
+          this.#importingDelivered = undefined;
+        },
+        (error: unknown) => {
           logWarning("the key set delivered with the deployment is not usable; the issuer's is fetched", {
             detail: error instanceof Error ? error.message : String(error),
           });
-        }
-        this.#importingDelivered = undefined;
-      });
+          this.#importingDelivered = undefined;
+        },
+      );
     }
   }
 
@@ -171,8 +175,9 @@ export class IssuerKeys {
    */
   fetchKeySet(): Promise<KeySet> {
     const { jwksUrl, clock } = this.#options;
-    this.#fetching ??= Promise.all([this.#fetcher.fetch(jwksUrl), loadNodeCrypto()])
-      .then(([body, nodeCrypto]) => KeySet.parse(body, nodeCrypto))
+    this.#fetching ??= this.#fetcher
+      .fetch(jwksUrl)
+      .then((body) => KeySet.parse(body, nodeCrypto()))
       .then(
         (parsed) => {
           this.#fetching = undefined;

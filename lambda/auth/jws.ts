@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { InvalidTokenError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
-import { loadedNodeCrypto } from "../node-crypto.ts";
+import { nodeCrypto } from "../node-crypto.ts";
 
 /** A token as sent, split and decoded but not verified: nothing in it is to be trusted yet. */
 export interface UnverifiedJws {
@@ -94,8 +94,7 @@ export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
 }
 
 /**
- * Whether the token's signature is `algorithm`'s signature of its signing input under `key`, synchronously:
- * the key was imported with its key set, so node:crypto is loaded. The length is checked first (r‖s for
+ * Whether the token's signature is `algorithm`'s signature of its signing input under `key`. The length is checked first (r‖s for
  * ECDSA, RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a signature is a bad
  * signature. An RSA or EdDSA key goes to verify() as it is: an options object costs a lookup of the key's
  * details per call, which only ECDSA's signature encoding needs.
@@ -108,7 +107,7 @@ export function signatureIsValid(
   if (signature.length !== (algorithm.keys.get(type) ?? modulusBytes)) return false;
   const verifier = type.startsWith("EC ") ? { key, dsaEncoding: "ieee-p1363" as const } : key;
   try {
-    return loadedNodeCrypto().verify(algorithm.digest, Buffer.from(signingInput), verifier, signature);
+    return nodeCrypto().verify(algorithm.digest, Buffer.from(signingInput), verifier, signature);
   } catch {
     return false;
   }

@@ -1,5 +1,5 @@
 import { isObject } from "../is-object.ts";
-import { loadNodeCrypto } from "../node-crypto.ts";
+import { nodeCrypto } from "../node-crypto.ts";
 import {
   NoAnswerError,
   type OutboundResponse,
@@ -94,7 +94,7 @@ export function signedDynamoDbHeaders(
   identity: DynamoDbIdentity,
   operation: string,
   payload: string,
-): Promise<Record<string, string>> {
+): Record<string, string> {
   return signedHeaders(
     {
       method: "POST",
@@ -118,7 +118,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
   const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
     const payload = JSON.stringify(input);
     // Outside the try: a signing failure is a bug (a 500), not a fault of DynamoDB's to retry.
-    const headers = await signedDynamoDbHeaders(endpoint, settings, operation, payload);
+    const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
     let answer: OutboundResponse;
     try {
       answer = await sendRequest({
@@ -168,7 +168,9 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       throw new DynamoDbError(errorType(body), status, body, resent);
     },
     async prewarm(signal) {
-      await Promise.allSettled([openConnection(endpoint, signal), loadNodeCrypto()]);
+      // The signer's node:crypto too, loaded while the handshake goes on.
+      nodeCrypto();
+      await openConnection(endpoint, signal).catch(() => undefined);
     },
   };
 }

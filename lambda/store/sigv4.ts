@@ -5,7 +5,7 @@
  * test/lambda/sigv4.test.ts checks it against aws4 and against a verifier written from the specification.
  */
 import type { KeyObject } from "node:crypto";
-import { loadNodeCrypto } from "../node-crypto.ts";
+import { nodeCrypto } from "../node-crypto.ts";
 
 /** Who signs the calls, and for which region. */
 export interface DynamoDbIdentity {
@@ -28,12 +28,12 @@ const ALGORITHM = "AWS4-HMAC-SHA256";
 let cachedSigningKey: { scope: string; secretAccessKey: string; key: KeyObject } | undefined;
 
 /** The headers to send: the request's own, lower-cased, plus `host`, `x-amz-date`, the session token and `authorization`. */
-export async function signedHeaders(
+export function signedHeaders(
   request: RequestToSign,
   { region, credentials }: DynamoDbIdentity,
   now: Date = new Date(),
-): Promise<Record<string, string>> {
-  const { createHash, createHmac, createSecretKey } = await loadNodeCrypto();
+): Record<string, string> {
+  const { createHash, createHmac, createSecretKey } = nodeCrypto();
   const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
 
   const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");

@@ -44,17 +44,17 @@ type Transport = {
   agent: Agent;
   ahead: ConnectionsAhead;
 };
-const transports = new Map<string, Promise<Transport>>();
+const transports = new Map<string, Transport>();
 
 /**
- * One HTTP(S) request on node:http (imported at first use), keep-alive connections kept for the instance's
+ * One HTTP(S) request on node:http (loaded at first use), keep-alive connections kept for the instance's
  * life. Not the global fetch: its first use loads undici (~40 ms), and each call costs twice node:http's.
  * A kept-alive connection can be closed by the server just as it is reused: a reset on a reused connection,
  * or one opened ahead (openConnection), before any byte of the answer, is sent once more on a new
  * connection, as Node's documentation of `request.reusedSocket` advises.
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
-  const transport = await transportFor(request.url.protocol);
+  const transport = transportFor(request.url.protocol);
   try {
     return await sendOnce(transport, request);
   } catch (error) {
@@ -126,14 +126,15 @@ function sendOnce(
 
 /**
  * Opens a connection to `url`'s origin (TCP, and TLS for https:) without sending anything, for the next
- * request there that would open one: a cold start's first request then finds its connection open.
- * Never rejects; a connection that fails is not used.
+ * request there that would open one: a cold start's first request then finds its connection open. The
+ * connection is started before this returns, so the handshake runs while the caller goes on. Resolves once
+ * it is open; never rejects for a connection that fails, which is not used.
  */
 export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
-  await (await transportFor(url.protocol)).ahead.open(url, signal);
+  await transportFor(url.protocol).ahead.open(url, signal);
 }
 
-function transportFor(protocol: string): Promise<Transport> {
+function transportFor(protocol: string): Transport {
   let transport = transports.get(protocol);
   if (transport === undefined) {
     transport = loadTransport(protocol);
@@ -142,14 +143,18 @@ function transportFor(protocol: string): Promise<Transport> {
   return transport;
 }
 
-async function loadTransport(protocol: string): Promise<Transport> {
+/**
+ * node:https or node:http, loaded synchronously at first use (process.getBuiltinModule): importing the
+ * bundle loads neither, and the init that first uses one opens its connection at once.
+ */
+function loadTransport(protocol: string): Transport {
   if (protocol === "https:") {
-    const https = await import("node:https");
+    const https = process.getBuiltinModule("node:https");
     const agent = new https.Agent({ keepAlive: true });
     return { request: https.request, agent, ahead: connectionsAhead(agent, 443) };
   }
   if (protocol === "http:") {
-    const http = await import("node:http");
+    const http = process.getBuiltinModule("node:http");
     const agent = new http.Agent({ keepAlive: true });
     return { request: http.request, agent, ahead: connectionsAhead(agent, 80) };
   }
