@@ -50,19 +50,22 @@ describe("the bundle", () => {
     expect(inputs.filter((input) => !input.startsWith("lambda/"))).toEqual([]);
     expect(inputs.filter((input) => /^lambda\/.*\.test\./.test(input))).toEqual([]);
 
-    // Its only imports are Node's HTTP clients, node:crypto (SigV4, and the token's signature), all loaded
-    // on first use (test/infra/bundling.test.ts checks that importing the bundle loads no node:crypto),
-    // and, in the traces' chunk that only a sampled invocation loads, node:async_hooks and node:dgram: no
-    // AWS SDK, no jose, no ajv runtime, no tracing SDK.
+    // Its only Node modules are the HTTP clients and node:crypto (SigV4, and the token's signature), all
+    // loaded on first use with process.getBuiltinModule (test/infra/bundling.test.ts checks that importing
+    // the bundle loads no node:crypto), and, in the traces' chunk that only a sampled invocation loads,
+    // node:async_hooks and node:dgram: no AWS SDK, no jose, no ajv runtime, no tracing SDK.
     const nodeImports = Object.entries(metafile.outputs).flatMap(([file, output]) =>
       output.imports
         .filter(({ path }) => path.startsWith("node:"))
         .map(({ path, kind }) => `${kind} ${path}${file.includes("invocation-tracing") ? " (traces)" : ""}`),
     );
-    expect([...new Set(nodeImports)].sort()).toEqual([
-      "dynamic-import node:crypto",
-      "dynamic-import node:http",
-      "dynamic-import node:https",
+    const loadedOnFirstUse = [...code.matchAll(/getBuiltinModule\("([^"]+)"\)/g)].map(
+      ([, name]) => `getBuiltinModule ${name}`,
+    );
+    expect([...new Set([...nodeImports, ...loadedOnFirstUse])].sort()).toEqual([
+      "getBuiltinModule node:crypto",
+      "getBuiltinModule node:http",
+      "getBuiltinModule node:https",
       "import-statement node:async_hooks (traces)",
       "import-statement node:dgram (traces)",
     ]);
