@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { ApiError, RouteNotFoundError } from "../errors.ts";
-import { logRequest } from "../log.ts";
+import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
 import type { PlantStore } from "../plants/create-plant.ts";
 import type { SampledTracing } from "../tracing/sampled-tracing.ts";
@@ -69,6 +69,7 @@ export function createHandler({
     traceId: string | undefined,
   ): Promise<ApiGatewayResult> => {
     const startedAt = performance.now();
+    if (coldStart) openRequestLogSoon();
     const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
     coldStart = false;
     const request = toApiRequest(event, context);
