@@ -29,9 +29,8 @@ export function logRequest(entry: RequestLogEntry, source: MetricSource, metrics
 }
 
 /**
- * Has Node create process.stdout, which it does at the stream's first use: for a pipe, as Lambda's stdout
- * is, that takes about 0.7 ms. Deferred to the event loop's next turn, it runs while the request that asks
- * for it waits on the store, so a cold start's first request does not pay for it after its answer.
+ * Has Node create process.stdout (at its first use, ~0.7 ms for a pipe, as Lambda's is) in the event loop's
+ * next turn: while the cold start's first request waits on the store, not after its answer.
  */
 export function openRequestLogSoon(): void {
   setImmediate(() => process.stdout);

@@ -123,20 +123,17 @@ export class IssuerKeys {
     const delivered = options.deliveredKeySet;
     if (delivered) {
       this.#refreshDueAt = options.clock.now();
-      // Imported here, at init: KeySet.parse works synchronously unless the set holds an Ed25519 or Ed448
-      // key, whose checks it loads first (then the first requests wait for it).
-      this.#importingDelivered = KeySet.parse(delivered, nodeCrypto()).then(
-        (keySet) => {
-          this.#keySet = reportLeftOutKeys(keySet);
-          this.#importingDelivered = undefined;
-        },
-        (error: unknown) => {
+      // At init, synchronously, unless the set holds an Ed25519 or Ed448 key: their checks load first.
+      this.#importingDelivered = (async () => {
+        try {
+          this.#keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto()));
+        } catch (error) {
           logWarning("the key set delivered with the deployment is not usable; the issuer's is fetched", {
             detail: error instanceof Error ? error.message : String(error),
           });
-          this.#importingDelivered = undefined;
-        },
-      );
+        }
+        this.#importingDelivered = undefined;
+      })();
     }
   }
 

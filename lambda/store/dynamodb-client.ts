@@ -168,8 +168,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       throw new DynamoDbError(errorType(body), status, body, resent);
     },
     async prewarm(signal) {
-      // The signer's node:crypto too, loaded while the handshake goes on.
-      nodeCrypto();
+      nodeCrypto(); // the signer's, loaded while the handshake goes on
       await openConnection(endpoint, signal).catch(() => undefined);
     },
   };

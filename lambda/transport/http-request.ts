@@ -126,9 +126,8 @@ function sendOnce(
 
 /**
  * Opens a connection to `url`'s origin (TCP, and TLS for https:) without sending anything, for the next
- * request there that would open one: a cold start's first request then finds its connection open. The
- * connection is started before this returns, so the handshake runs while the caller goes on. Resolves once
- * it is open; never rejects for a connection that fails, which is not used.
+ * request there that would open one: a cold start's first request then finds its connection open. It is
+ * started before this returns; resolves once it is open. Never rejects; a connection that fails is not used.
  */
 export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
   await transportFor(url.protocol).ahead.open(url, signal);
@@ -143,10 +142,7 @@ function transportFor(protocol: string): Transport {
   return transport;
 }
 
-/**
- * node:https or node:http, loaded synchronously at first use (process.getBuiltinModule): importing the
- * bundle loads neither, and the init that first uses one opens its connection at once.
- */
+/** node:https or node:http, loaded at first use, synchronously: an init that opens a connection does it at once. */
 function loadTransport(protocol: string): Transport {
   if (protocol === "https:") {
     const https = process.getBuiltinModule("node:https");
