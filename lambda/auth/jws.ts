@@ -94,10 +94,10 @@ export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
 }
 
 /**
- * Whether the token's signature is `algorithm`'s signature of its signing input under `key`. The length is checked first (r‖s for
- * ECDSA, RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a signature is a bad
- * signature. An RSA or EdDSA key goes to verify() as it is: an options object costs a lookup of the key's
- * details per call, which only ECDSA's signature encoding needs.
+ * Whether the token's signature is `algorithm`'s signature of its signing input under `key`. The length is
+ * checked first (r‖s for ECDSA, RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a
+ * signature is a bad signature. An RSA or EdDSA key goes to verify() as it is: an options object costs a
+ * lookup of the key's details per call, which only ECDSA's signature encoding needs.
  */
 export function signatureIsValid(
   algorithm: JwsAlgorithm,

@@ -168,8 +168,9 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       throw new DynamoDbError(errorType(body), status, body, resent);
     },
     async prewarm(signal) {
-      nodeCrypto(); // the signer's, loaded while the handshake goes on
-      await openConnection(endpoint, signal).catch(() => undefined);
+      const opening = openConnection(endpoint, signal);
+      nodeCrypto(); // the signer's, loaded while the connection is looked up and opened
+      await opening.catch(() => undefined);
     },
   };
 }
