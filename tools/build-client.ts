@@ -12,7 +12,8 @@
  * `npm run build` (or `npm pack`, through prepack) in client/ runs it.
  */
 
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -50,13 +51,12 @@ export async function buildClient(
 ): Promise<string> {
   const modules = await packageModules(root);
   const declarations = declarationsOf(root, modules);
-  await rm(outDir, { recursive: true, force: true });
-  await mkdir(outDir, { recursive: true });
+  const outputs = new Map<string, string | Uint8Array>();
   for (const [minify, file] of [
     [false, "index.js"],
     [true, "index.min.js"],
   ] as const) {
-    await build({
+    const { outputFiles = [] } = await build({
       // Paths in the bundle's comments are relative to the repository: the same on every machine.
       absWorkingDir: root,
       entryPoints: [ENTRY],
@@ -68,13 +68,34 @@ export async function buildClient(
       minify,
       legalComments: "none",
       logLevel: "warning",
+      write: false,
     });
+    for (const { path, contents } of outputFiles) outputs.set(path, contents);
   }
-  for (const [file, source] of declarations) {
-    await mkdir(dirname(join(outDir, file)), { recursive: true });
-    await writeFile(join(outDir, file), source);
-  }
+  for (const [file, source] of declarations) outputs.set(join(outDir, file), source);
+  await writeChanged(outDir, outputs);
   return outDir;
+}
+
+/**
+ * Writes each output whose content changed, aside and then renamed into place, and removes the files an
+ * earlier build left that this one does not make. Two builds of the same sources at once (an `npm pack`
+ * beside a test run's) then change nothing under each other's feet.
+ */
+async function writeChanged(outDir: string, outputs: Map<string, string | Uint8Array>): Promise<void> {
+  for (const [path, contents] of outputs) {
+    const bytes = typeof contents === "string" ? Buffer.from(contents) : contents;
+    const current = await readFile(path).catch(() => undefined);
+    if (current?.equals(bytes)) continue;
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temporary, bytes);
+    await rename(temporary, path);
+  }
+  for (const file of await readdir(outDir, { recursive: true })) {
+    const path = join(outDir, file);
+    if (!outputs.has(path) && !file.endsWith(".tmp") && (await stat(path)).isFile()) await rm(path);
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * two builds are byte for byte the same, and the minified module for pages stays within its size budget.
  * The real package is also packed and installed by test/client/package.test.ts.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -195,6 +195,18 @@ describe("the client's package", () => {
     }
   });
 
+  it("rebuilt from the same sources, rewrites no file and removes only what it no longer makes", async () => {
+    const dist = join(work, "first", "dist");
+    const leftOver = join(dist, "left-over.d.ts");
+    await writeFile(leftOver, "export {};\n");
+    const before = await inodesOf(dist);
+    await buildClient(dist);
+    const after = await inodesOf(dist);
+    // A file renamed into place has a new inode: an `npm pack` reading beside the build saw none change.
+    before.delete("left-over.d.ts");
+    expect(after).toEqual(before);
+  });
+
   it("declares only the client's own names: no helper, nothing of the function's", () => {
     const declarations = [...first].filter(([file]) => file.endsWith(".d.ts"));
     const names = declarations.flatMap(([, source]) => exportedNames(source));
@@ -215,3 +227,14 @@ describe("the client's package", () => {
     expect(Object.keys(full).every((name) => PUBLIC_NAMES.includes(name))).toBe(true);
   });
 });
+
+/** Each file of `directory` (relative path) with its inode number. */
+async function inodesOf(directory: string): Promise<Map<string, number>> {
+  const files = (await readdir(directory, { recursive: true })).sort();
+  const inodes = new Map<string, number>();
+  for (const file of files) {
+    const info = await stat(join(directory, file));
+    if (info.isFile()) inodes.set(file, info.ino);
+  }
+  return inodes;
+}
