@@ -17,7 +17,12 @@ import {
 } from "../../infra/key-set-delivery/public-key-set.ts";
 import type { Template } from "../../infra/rules/deploy-rule.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
-import { ISSUER_KEY_SET_FILE, synthesisError, synthesizedTemplate } from "../support/synthesize.ts";
+import {
+  cognitoIdpUrlOf,
+  ISSUER_KEY_SET_FILE,
+  synthesisError,
+  synthesizedTemplate,
+} from "../support/synthesize.ts";
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: unknown };
 
@@ -58,20 +63,9 @@ describe("with the stack's own Cognito pool", () => {
 
   it("reads it after the pool exists, where the handler reads it without JWKS_URL", () => {
     const [poolId] = named(cognito, "TokenIssuerUserPool");
-    expect(keySetResource.Properties.JwksUrl).toEqual({
-      "Fn::Join": [
-        "",
-        [
-          "https://cognito-idp.",
-          { Ref: "AWS::Region" },
-          ".",
-          { Ref: "AWS::URLSuffix" },
-          "/",
-          { Ref: poolId },
-          "/.well-known/jwks.json",
-        ],
-      ],
-    });
+    expect(keySetResource.Properties.JwksUrl).toEqual(
+      cognitoIdpUrlOf("/", { Ref: poolId }, "/.well-known/jwks.json"),
+    );
     expect(handlerVariables(cognito).JWKS_URL).toBeUndefined();
   });
 

@@ -13,6 +13,7 @@ import { readConfig } from "../../lambda/config.ts";
 import { ROUTES, routeKey } from "../../lambda/http/routes.ts";
 import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
 import {
+  cognitoIdpUrlOf,
   deployedHandlerEnvironment,
   handlerLogicalId,
   handlerResource,
@@ -75,19 +76,7 @@ describe("the handler function", () => {
       Environment: {
         Variables: {
           TABLE_NAME: tableRef,
-          JWT_ISSUER: {
-            "Fn::Join": [
-              "",
-              [
-                "https://cognito-idp.",
-                { Ref: "AWS::Region" },
-                ".",
-                { Ref: "AWS::URLSuffix" },
-                "/",
-                userPoolRef,
-              ],
-            ],
-          },
+          JWT_ISSUER: cognitoIdpUrlOf("/", userPoolRef),
           JWT_CLIENT_IDS: clientRef,
           REQUIRED_SCOPE: "plants/write",
           STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
@@ -665,21 +654,7 @@ describe("the pre-traffic hook", () => {
       {
         Effect: "Allow",
         Action: "codedeploy:GetApplicationRevision",
-        Resource: {
-          "Fn::Join": [
-            "",
-            [
-              "arn:",
-              { Ref: "AWS::Partition" },
-              ":codedeploy:",
-              { Ref: "AWS::Region" },
-              ":",
-              { Ref: "AWS::AccountId" },
-              ":application:",
-              { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
-            ],
-          ],
-        },
+        Resource: codeDeployArnOf("application"),
       },
     ]);
     const role = template.findResources("AWS::IAM::Role")[roleId]?.Properties as Record<string, unknown>;
@@ -864,6 +839,11 @@ describe("cdk-nag AwsSolutions", () => {
 
 /** The ARN of a deployment group of the stack's CodeDeploy application, as the template writes it. */
 function deploymentGroupArnOf(group: unknown) {
+  return codeDeployArnOf("deploymentgroup", ...(group === "*" ? ["/*"] : ["/", group]));
+}
+
+/** The ARN of the stack's CodeDeploy application (`application`), or of what follows its name in `tail`. */
+function codeDeployArnOf(kind: "application" | "deploymentgroup", ...tail: unknown[]) {
   return {
     "Fn::Join": [
       "",
@@ -874,9 +854,9 @@ function deploymentGroupArnOf(group: unknown) {
         { Ref: "AWS::Region" },
         ":",
         { Ref: "AWS::AccountId" },
-        ":deploymentgroup:",
+        `:${kind}:`,
         { Ref: onlyLogicalId(template, "AWS::CodeDeploy::Application") },
-        ...(group === "*" ? ["/*"] : ["/", group]),
+        ...tail,
       ],
     ],
   };

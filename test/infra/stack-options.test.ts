@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { addPlantStore, STACK_TAG } from "../../infra/plant-store-app.ts";
 import type { Template, TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
+import { cognitoIdpUrlOf } from "../support/synthesize.ts";
 
 /** The stack's template and manifest entry, synthesized without bundling (fast). */
 function synthesize(context: Record<string, string>): {
@@ -85,18 +86,7 @@ describe("a recreated stack on the retained user pool", () => {
   });
 
   it("trusts the retained pool's issuer and client, and names its token endpoint", () => {
-    const issuer = {
-      "Fn::Join": [
-        "",
-        [
-          "https://cognito-idp.",
-          { Ref: "AWS::Region" },
-          ".",
-          { Ref: "AWS::URLSuffix" },
-          "/eu-west-1_AbC123dEf",
-        ],
-      ],
-    };
+    const issuer = cognitoIdpUrlOf("/eu-west-1_AbC123dEf");
     const variablesOf = (resource: TemplateResource) =>
       ((resource.Properties?.Environment ?? {}) as { Variables?: Record<string, unknown> }).Variables ?? {};
     const handler = resourcesOfType("AWS::Lambda::Function").find(

@@ -145,6 +145,16 @@ export function policyOfRole(template: Template, roleId: string): Record<string,
   return policies[0].Properties;
 }
 
+/**
+ * A URL under the stack's Region's Cognito issuer host, as the template joins it:
+ * `https://cognito-idp.<Region>.<URL suffix>` followed by `tail` (the pool's id and what comes after it).
+ */
+export function cognitoIdpUrlOf(...tail: unknown[]): { "Fn::Join": [string, unknown[]] } {
+  return {
+    "Fn::Join": ["", ["https://cognito-idp.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }, ...tail]],
+  };
+}
+
 /** A key-set file as an issuer publishes it (two RSA keys, as Cognito's): `-c jwks=` in docs/DEPLOY.md. */
 export const ISSUER_KEY_SET_FILE = "support/fixtures/issuer-jwks.json";
 
