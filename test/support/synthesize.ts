@@ -151,7 +151,10 @@ export function policyOfRole(template: Template, roleId: string): Record<string,
  */
 export function cognitoIdpUrlOf(...tail: unknown[]): { "Fn::Join": [string, unknown[]] } {
   return {
-    "Fn::Join": ["", ["https://cognito-idp.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }, ...tail]],
+    "Fn::Join": [
+      "",
+      ["https://cognito-idp.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }, ...tail],
+    ],
   };
 }
 
