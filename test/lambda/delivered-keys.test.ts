@@ -134,13 +134,7 @@ describe("refreshing the delivered keys, on a fake clock", () => {
 
   /** The production wiring (lambda/dependencies.ts) on a fake clock: the refresh runs after each answer. */
   function functionDelivered(delivered: object) {
-    const policy: TokenPolicy = {
-      issuer: TEST_ISSUER,
-      jwksUrl: jwks.url,
-      audiences: [],
-      clientIds: [LOCAL_CLIENT_ID],
-      requiredScope: DEFAULT_REQUIRED_SCOPE,
-    };
+    const policy = localClientPolicy(jwks.url);
     const fetcher = createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock);
     const counting = {
       fetch(uri: string) {
@@ -233,13 +227,7 @@ describe("refreshing the delivered keys, on a fake clock", () => {
 test("an unknown kid's refused answer is a 401 with a body naming the key", async () => {
   const jwks = await startJwksServer(keyB.jwks);
   try {
-    const policy: TokenPolicy = {
-      issuer: TEST_ISSUER,
-      jwksUrl: jwks.url,
-      audiences: [],
-      clientIds: [LOCAL_CLIENT_ID],
-      requiredScope: DEFAULT_REQUIRED_SCOPE,
-    };
+    const policy = localClientPolicy(jwks.url);
     const handler = createHandler({
       authenticate: createAuthenticator(policy, { deliveredKeySet: JSON.stringify(keyB.jwks) }),
       store: new InMemoryPlantStore(),
@@ -251,3 +239,14 @@ test("an unknown kid's refused answer is a 401 with a body naming the key", asyn
     await jwks.close();
   }
 });
+
+/** The token policy of the local issuer's client, with the key set at `jwksUrl`. */
+function localClientPolicy(jwksUrl: string): TokenPolicy {
+  return {
+    issuer: TEST_ISSUER,
+    jwksUrl,
+    audiences: [],
+    clientIds: [LOCAL_CLIENT_ID],
+    requiredScope: DEFAULT_REQUIRED_SCOPE,
+  };
+}
