@@ -61,6 +61,8 @@ export interface BenchBundles {
   storeFloorPath: string;
   verifyingFloorPath: string;
   issuerFreeFloorPath: string;
+  /** bench/warm-floor.ts, bundled the same way: item 3 runs it beside the handler's bundle. */
+  warmFloorPath: string;
   /** The handler built without each lever, named as in LEVER_VARIANTS, and with each of BUNDLE_LEVERS. */
   leverVariants: { name: string; path: string; storePrewarmed: boolean }[];
   /** PEERS, built; each with its size. */
@@ -103,6 +105,7 @@ export async function buildBenchBundles(): Promise<BenchBundles> {
     storeFloorPath: await buildEntry("./entries/store-floor.ts", "store-floor.mjs"),
     verifyingFloorPath: await buildEntry("./entries/verifying-floor.ts", "verifying-floor.mjs"),
     issuerFreeFloorPath: await buildEntry("./entries/issuer-free-floor.ts", "issuer-free-floor.mjs"),
+    warmFloorPath: await buildEntry("./warm-floor.ts", "warm-floor.mjs"),
     leverVariants,
     peers,
   };

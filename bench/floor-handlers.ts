@@ -20,7 +20,14 @@
  * Configuration is the handler's own variables (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME, JWKS_URL or
  * JWKS_JSON, the region and credentials). Anything unexpected answers 500, which fails the measurement.
  */
-import { createHash, createHmac, createPublicKey, createSecretKey, type KeyObject, verify } from "node:crypto";
+import {
+  createHash,
+  createHmac,
+  createPublicKey,
+  createSecretKey,
+  type KeyObject,
+  verify,
+} from "node:crypto";
 import { request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
 

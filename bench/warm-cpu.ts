@@ -2,14 +2,16 @@
  * The warm handler's CPU cost per valid create, beside the warm floor's (bench/warm-floor.ts): both in
  * one child process (see `measureWarmCpu`), the key set fetched once, each PutItem sent to the
  * harness's store (dynalite, in the parent process, so that its CPU is not counted) on an open
- * connection, blocks of the two interleaved.
+ * connection, blocks of the two interleaved. Both run from their bundles (bench/bundles.ts), the
+ * handler's as it ships: not from the sources through tsx, whose transform keeps every function's name
+ * with a call per closure made, a cost the deployed code does not have.
  */
-import { fileURLToPath } from "node:url";
-import { handlerFor } from "../lambda/handler.ts";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Handler } from "../lambda/http/create-handler.ts";
 import { apiGatewayEvent } from "../support/events.ts";
 import { runNodeForJson, typeScriptChild } from "./child-process.ts";
 import { type Summary, summarize } from "./stats.ts";
-import { warmFloor } from "./warm-floor.ts";
+import type { WarmFloor } from "./warm-floor.ts";
 
 const BLOCK_SIZE = 250;
 const WARM_UP_CALLS = 500;
@@ -25,15 +27,23 @@ export interface WarmCpuResult {
   ratio: number;
 }
 
-export async function measureWarmCpu(
-  environment: Record<string, string>,
-  token: string,
-  creates: number,
-): Promise<WarmCpuResult> {
+export interface WarmCpuSetup {
+  /** The harness's configuration, for the handler and the floor alike. */
+  environment: Record<string, string>;
+  token: string;
+  creates: number;
+  /** The handler's bundle (its `handlerFor` export) and the warm floor's (its `warmFloor`). */
+  handlerPath: string;
+  floorPath: string;
+}
+
+export async function measureWarmCpu(setup: WarmCpuSetup): Promise<WarmCpuResult> {
   return runNodeForJson<WarmCpuResult>(typeScriptChild("./warm-cpu.ts"), {
-    ...environment,
-    BENCH_TOKEN: token,
-    BENCH_CPU_CREATES: String(creates),
+    ...setup.environment,
+    BENCH_TOKEN: setup.token,
+    BENCH_CPU_CREATES: String(setup.creates),
+    BENCH_HANDLER_BUNDLE: setup.handlerPath,
+    BENCH_WARM_FLOOR_BUNDLE: setup.floorPath,
   });
 }
 
@@ -78,6 +88,10 @@ async function main(): Promise<void> {
   const token = process.env.BENCH_TOKEN ?? "";
   const blocks = Math.max(1, Math.round(Number(process.env.BENCH_CPU_CREATES) / BLOCK_SIZE));
   const ids = { next: Date.now() * 1000 };
+  const { handlerFor } = (await importBundle("BENCH_HANDLER_BUNDLE")) as {
+    handlerFor: (env: NodeJS.ProcessEnv) => Handler;
+  };
+  const { warmFloor } = (await importBundle("BENCH_WARM_FLOOR_BUNDLE")) as { warmFloor: () => WarmFloor };
   const handler = handlerFor(process.env);
   const create = creating((event) => handler(event), token, ids);
   const floor = creating(warmFloor(), token, ids);
@@ -106,6 +120,12 @@ async function main(): Promise<void> {
     ratio: createCpuMicros.median / floorCpuMicros.median,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function importBundle(variable: string): Promise<unknown> {
+  const path = process.env[variable];
+  if (!path) throw new Error(`${variable} must name a bundle`);
+  return import(pathToFileURL(path).href);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -2,14 +2,26 @@
  * Item 3: the warm create's CPU against the warm floor's (bench/warm-floor.ts), same process, same
  * store, blocks interleaved: what the handler's own code costs a warm instance beyond the least.
  */
+import type { BenchBundles } from "../bundles.ts";
 import { budgetRow, infoRow, micros, times } from "../report.ts";
 import { measureWarmCpu } from "../warm-cpu.ts";
 import { type ItemResult, withHarness } from "./item.ts";
 
 const WARM_CPU_BUDGET = 1.15;
 
-export async function warmCpuItem(creates: number): Promise<ItemResult & { createCpuMicros: number }> {
-  const warm = await withHarness(({ environment, token }) => measureWarmCpu(environment, token, creates));
+export async function warmCpuItem(
+  bundles: BenchBundles,
+  creates: number,
+): Promise<ItemResult & { createCpuMicros: number }> {
+  const warm = await withHarness(({ environment, token }) =>
+    measureWarmCpu({
+      environment,
+      token,
+      creates,
+      handlerPath: bundles.handlerPath,
+      floorPath: bundles.warmFloorPath,
+    }),
+  );
   return {
     createCpuMicros: warm.createCpuMicros.median,
     json: { warmCpu: warm },
