@@ -97,7 +97,9 @@ const firstInvocation = await item("2", "First invocation on loopback", () =>
     warmCallsPerRun: settings.warmCallsPerRun,
   }),
 );
-const warmCpu = await item("3", "Warm handler CPU", () => warmCpuItem(bundles, settings.cpuCreates));
+const warmCpu = await item("3", "Warm handler CPU", () =>
+  warmCpuItem({ bundles, creates: settings.cpuCreates, extra }),
+);
 await item("4", "Local end-to-end load", () =>
   localLoadItem({
     connections: settings.loadConnections,

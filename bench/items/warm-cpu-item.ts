@@ -1,30 +1,39 @@
 /**
  * Item 3: the warm create's CPU against the warm floor's (bench/warm-floor.ts), same process, same
- * store, blocks interleaved: what the handler's own code costs a warm instance beyond the least.
+ * store, blocks interleaved: what the handler's own code costs a warm instance beyond the least. Extra
+ * bundles (a lever's, another commit's) get a row each, measured the same way after the shipped one.
  */
 import type { BenchBundles } from "../bundles.ts";
 import { budgetRow, infoRow, micros, times } from "../report.ts";
-import { measureWarmCpu } from "../warm-cpu.ts";
+import { measureWarmCpu, type WarmCpuResult } from "../warm-cpu.ts";
+import type { ExtraBundle } from "./cold-path-subjects.ts";
 import { type ItemResult, withHarness } from "./item.ts";
 
 const WARM_CPU_BUDGET = 1.15;
 
-export async function warmCpuItem(
-  bundles: BenchBundles,
-  creates: number,
-): Promise<ItemResult & { createCpuMicros: number }> {
-  const warm = await withHarness(({ environment, token }) =>
-    measureWarmCpu({
-      environment,
-      token,
-      creates,
-      handlerPath: bundles.handlerPath,
-      floorPath: bundles.warmFloorPath,
-    }),
-  );
+export interface WarmCpuItemSetup {
+  bundles: BenchBundles;
+  creates: number;
+  /** More bundles (BENCH_COLD_EXTRA_BUNDLES), each measured the same way in a process of its own: information only. */
+  extra: ExtraBundle[];
+}
+
+export async function warmCpuItem({
+  bundles,
+  creates,
+  extra,
+}: WarmCpuItemSetup): Promise<ItemResult & { createCpuMicros: number }> {
+  const { warm, extraWarm } = await withHarness(async ({ environment, token }) => {
+    const measure = (handlerPath: string) =>
+      measureWarmCpu({ environment, token, creates, handlerPath, floorPath: bundles.warmFloorPath });
+    const shipped = await measure(bundles.handlerPath);
+    const others: { name: string; result: WarmCpuResult }[] = [];
+    for (const bundle of extra) others.push({ name: bundle.name, result: await measure(bundle.path) });
+    return { warm: shipped, extraWarm: others };
+  });
   return {
     createCpuMicros: warm.createCpuMicros.median,
-    json: { warmCpu: warm },
+    json: { warmCpu: warm, warmCpuExtra: extraWarm },
     rows: [
       infoRow(
         "3",
@@ -43,6 +52,13 @@ export async function warmCpuItem(
         warm.ratio,
         WARM_CPU_BUDGET,
         `≤ ${WARM_CPU_BUDGET}×`,
+      ),
+      ...extraWarm.map(({ name, result }) =>
+        infoRow(
+          "3",
+          `Warm CPU ratio, ${name} / warm floor`,
+          `${times(result.ratio)} (${micros(result.createCpuMicros.median)} / ${micros(result.floorCpuMicros.median)})`,
+        ),
       ),
     ],
     notes: [
