@@ -52,8 +52,9 @@ export function benchSettings(environment: NodeJS.ProcessEnv): BenchSettings {
 
 /**
  * BENCH_COLD_EXTRA_BUNDLES=name=path[=flag…],…: more bundles (another commit's, say) measured beside the
- * shipped one, cold (item 2) and warm (item 3). Flags: `prewarmed`, the bundle opens its store connection at init; `delivered-keys`, it
- * takes the issuer's key set from JWKS_JSON (the cold path gives it to this bundle then).
+ * shipped one, cold (item 2) and warm (item 3). Flags: `prewarmed`, the bundle opens its store
+ * connection at init; `delivered-keys`, it takes the issuer's key set from JWKS_JSON (the cold path
+ * gives it to this bundle then).
  */
 export function extraBundles(
   environment: NodeJS.ProcessEnv,

@@ -3,8 +3,9 @@
  * the cold floors are (bench/floor-handlers.ts), whose token check and SigV4 it shares. The issuer's
  * key is fetched on the first call and kept, as any verifier keeps it; then each call checks the
  * token's RS256 signature with it, signs the PutItem (with the day's signing key, kept as any SigV4
- * signer keeps it) and sends it on the connection kept open since the call before. Not bundled: bench/warm-cpu.ts runs it in the process that runs the handler, against
- * the harness's plain-HTTP store and key set (node:http or node:https, as the URL says).
+ * signer keeps it) and sends it on the connection kept open since the call before. Bundled like the
+ * handler (bench/bundles.ts), bench/warm-cpu.ts runs it in the process that runs the handler's bundle,
+ * against the harness's plain-HTTP store and key set (node:http or node:https, as the URL says).
  */
 import type { KeyObject } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";

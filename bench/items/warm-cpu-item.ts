@@ -14,7 +14,7 @@ const WARM_CPU_BUDGET = 1.15;
 export interface WarmCpuItemSetup {
   bundles: BenchBundles;
   creates: number;
-  /** More bundles (BENCH_COLD_EXTRA_BUNDLES), each measured the same way in a process of its own: information only. */
+  /** More bundles (BENCH_COLD_EXTRA_BUNDLES), each measured the same way in a process of its own. */
   extra: ExtraBundle[];
 }
 
