@@ -14,22 +14,10 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiGatewayEvent } from "../../lambda/http/api-gateway.ts";
 import { FAULT_METRIC, METRICS_NAMESPACE } from "../../lambda/metrics.ts";
-import {
-  callDynamoDb,
-  ensurePlantsTable,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  type LocalDynamoDb,
-  startDynalite,
-} from "../../local/dynamodb.ts";
-import {
-  createTokenIssuer,
-  generateSigningKey,
-  LOCAL_CLIENT_ID,
-  type TokenIssuer,
-} from "../../local/token-issuer.ts";
+import { callDynamoDb, ensurePlantsTable, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
+import { createTokenIssuer, generateSigningKey, type TokenIssuer } from "../../local/token-issuer.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
-import { TEST_ISSUER } from "../../support/harness.ts";
+import { functionEnvironment, TEST_ISSUER } from "../../support/harness.ts";
 import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { buildBundle } from "../../tools/build-bundle.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
@@ -81,20 +69,13 @@ afterAll(async () => {
 
 /** The environment Lambda gives the published version NEW_VERSION of the function, with the stack's variables. */
 function lambdaEnvironment(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
+  return functionEnvironment(dynamoDb.endpoint, jwks.url, {
     PATH: process.env.PATH ?? "",
     AWS_LAMBDA_FUNCTION_NAME: FUNCTION_NAME,
     AWS_LAMBDA_FUNCTION_VERSION: NEW_VERSION,
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
     TABLE_NAME: PLANTS,
-    JWT_ISSUER: TEST_ISSUER,
-    JWKS_URL: jwks.url,
-    JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
     ...overrides,
-  };
+  });
 }
 
 interface Invocations {

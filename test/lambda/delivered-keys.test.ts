@@ -15,13 +15,7 @@ import { createJwksFetcher, JWKS_RESPONSE_TIMEOUT_MS } from "../../lambda/auth/k
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { handlerFor } from "../../lambda/handler.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
-import {
-  ensurePlantsTable,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  type LocalDynamoDb,
-  startDynalite,
-} from "../../local/dynamodb.ts";
+import { ensurePlantsTable, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
 import {
   createTokenIssuer,
   generateSigningKey,
@@ -29,7 +23,7 @@ import {
   type TokenIssuer,
 } from "../../local/token-issuer.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
-import { TEST_ISSUER, TEST_TABLE } from "../../support/harness.ts";
+import { functionEnvironment, TEST_ISSUER, TEST_TABLE } from "../../support/harness.ts";
 import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { type JwksServer, startJwksServer } from "../../support/jwks-server.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
@@ -71,17 +65,8 @@ describe("a cold start with the key set delivered, its issuer refusing every con
   });
 
   /** The function's environment as the stack gives it, on dynalite, with the issuer's URL and JWKS_JSON. */
-  const lambdaEnvironment = (jwksUrl: string, jwksJson: string) => ({
-    TABLE_NAME: TEST_TABLE,
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
-    JWT_ISSUER: TEST_ISSUER,
-    JWKS_URL: jwksUrl,
-    JWT_CLIENT_IDS: LOCAL_CLIENT_ID,
-    JWKS_JSON: jwksJson,
-  });
+  const lambdaEnvironment = (jwksUrl: string, jwksJson: string) =>
+    functionEnvironment(dynamoDb.endpoint, jwksUrl, { JWKS_JSON: jwksJson });
 
   test("answers its first valid request 200; the issuer is asked only after that answer", async () => {
     const logs = captureLogs();
