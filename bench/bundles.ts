@@ -63,6 +63,8 @@ export interface BenchBundles {
   issuerFreeFloorPath: string;
   /** bench/warm-floor.ts, bundled the same way: item 3 runs it beside the handler's bundle. */
   warmFloorPath: string;
+  /** bench/warm-floor-with-duties.ts, bundled the same way, for item 3 too. */
+  dutiesFloorPath: string;
   /** The handler built without each lever, named as in LEVER_VARIANTS, and with each of BUNDLE_LEVERS. */
   leverVariants: { name: string; path: string; storePrewarmed: boolean }[];
   /** PEERS, built; each with its size. */
@@ -106,6 +108,7 @@ export async function buildBenchBundles(): Promise<BenchBundles> {
     verifyingFloorPath: await buildEntry("./entries/verifying-floor.ts", "verifying-floor.mjs"),
     issuerFreeFloorPath: await buildEntry("./entries/issuer-free-floor.ts", "issuer-free-floor.mjs"),
     warmFloorPath: await buildEntry("./warm-floor.ts", "warm-floor.mjs"),
+    dutiesFloorPath: await buildEntry("./warm-floor-with-duties.ts", "warm-floor-with-duties.mjs"),
     leverVariants,
     peers,
   };

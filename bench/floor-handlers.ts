@@ -38,6 +38,7 @@ export interface FloorEvent {
 
 export interface FloorAnswer {
   statusCode: number;
+  headers?: Record<string, string>;
   body: string;
 }
 
@@ -166,12 +167,12 @@ export function newPlantId(event: FloorEvent): string {
 
 /**
  * The caller's token: one RS256 check, with the key `keyFor` gives for its kid; by default the key is
- * fetched from the key set (a new HTTPS connection).
+ * fetched from the key set (a new HTTPS connection). Resolves with the token's payload, still encoded.
  */
 export async function verifyToken(
   event: FloorEvent,
   keyFor: (kid: string | undefined) => Promise<KeyObject> = fetchKey,
-): Promise<void> {
+): Promise<string> {
   const token = (event.headers?.authorization ?? "").replace(/^Bearer /, "");
   const [header = "", payload = "", signature = ""] = token.split(".");
   const { kid } = JSON.parse(Buffer.from(header, "base64url").toString()) as { kid?: string };
@@ -180,6 +181,7 @@ export async function verifyToken(
   if (!verify("RSA-SHA256", signed, key, Buffer.from(signature, "base64url"))) {
     throw new Error("bad signature");
   }
+  return payload;
 }
 
 /** The key set's key named `kid`, fetched on a new connection. */

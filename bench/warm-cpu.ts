@@ -1,8 +1,9 @@
 /**
- * The warm handler's CPU cost per valid create, beside the warm floor's (bench/warm-floor.ts): both in
- * one child process (see `measureWarmCpu`), the key set fetched once, each PutItem sent to the
- * harness's store (dynalite, in the parent process, so that its CPU is not counted) on an open
- * connection, blocks of the two interleaved. Both run from their bundles (bench/bundles.ts), the
+ * The warm handler's CPU cost per valid create, beside the warm floor's (bench/warm-floor.ts) and the
+ * warm floor's with the API's duties (bench/warm-floor-with-duties.ts): all in one child process (see
+ * `measureWarmCpu`), the key set fetched once, each PutItem sent to the harness's store (dynalite, in
+ * the parent process, so that its CPU is not counted) on an open connection, blocks of the three
+ * interleaved. Both run from their bundles (bench/bundles.ts), the
  * handler's as it ships: not from the sources through tsx, whose transform keeps every function's name
  * with a call per closure made, a cost the deployed code does not have.
  */
@@ -21,10 +22,15 @@ export interface WarmCpuResult {
   createCpuMicros: Summary;
   /** CPU µs per call of the warm floor, blocks interleaved with the creates'. */
   floorCpuMicros: Summary;
+  /** CPU µs per call of the warm floor with the API's duties, blocks interleaved with the others'. */
+  dutiesCpuMicros: Summary;
   createWallMicros: Summary;
   floorWallMicros: Summary;
+  dutiesWallMicros: Summary;
   /** Median create CPU over median floor CPU. */
   ratio: number;
+  /** Median create CPU over the median CPU of the floor with duties. */
+  dutiesRatio: number;
 }
 
 export interface WarmCpuSetup {
@@ -32,9 +38,10 @@ export interface WarmCpuSetup {
   environment: Record<string, string>;
   token: string;
   creates: number;
-  /** The handler's bundle (its `handlerFor` export) and the warm floor's (its `warmFloor`). */
+  /** The handler's bundle (its `handlerFor` export), the warm floor's (`warmFloor`), and the one with duties. */
   handlerPath: string;
   floorPath: string;
+  dutiesFloorPath: string;
 }
 
 export async function measureWarmCpu(setup: WarmCpuSetup): Promise<WarmCpuResult> {
@@ -44,6 +51,7 @@ export async function measureWarmCpu(setup: WarmCpuSetup): Promise<WarmCpuResult
     BENCH_CPU_CREATES: String(setup.creates),
     BENCH_HANDLER_BUNDLE: setup.handlerPath,
     BENCH_WARM_FLOOR_BUNDLE: setup.floorPath,
+    BENCH_DUTIES_FLOOR_BUNDLE: setup.dutiesFloorPath,
   });
 }
 
@@ -92,32 +100,44 @@ async function main(): Promise<void> {
     handlerFor: (env: NodeJS.ProcessEnv) => Handler;
   };
   const { warmFloor } = (await importBundle("BENCH_WARM_FLOOR_BUNDLE")) as { warmFloor: () => WarmFloor };
+  const { warmFloorWithDuties } = (await importBundle("BENCH_DUTIES_FLOOR_BUNDLE")) as {
+    warmFloorWithDuties: () => WarmFloor;
+  };
   const handler = handlerFor(process.env);
-  const create = creating((event) => handler(event), token, ids);
-  const floor = creating(warmFloor(), token, ids);
+  const subjects = [
+    creating((event) => handler(event), token, ids),
+    creating(warmFloor(), token, ids),
+    creating(warmFloorWithDuties(), token, ids),
+  ];
 
   const restoreStdout = silenceStdout();
-  const createCosts: BlockCost[] = [];
-  const floorCosts: BlockCost[] = [];
+  const costs: BlockCost[][] = subjects.map(() => []);
   try {
     // The first call of each fetches the key set and opens the store's connection.
-    await costPerCall(WARM_UP_CALLS, create);
-    await costPerCall(WARM_UP_CALLS, floor);
+    for (const subject of subjects) await costPerCall(WARM_UP_CALLS, subject);
     for (let block = 0; block < blocks; block++) {
-      createCosts.push(await costPerCall(BLOCK_SIZE, create));
-      floorCosts.push(await costPerCall(BLOCK_SIZE, floor));
+      for (const [index, subject] of subjects.entries()) {
+        costs[index]?.push(await costPerCall(BLOCK_SIZE, subject));
+      }
     }
   } finally {
     restoreStdout();
   }
-  const createCpuMicros = summarize(createCosts.map((cost) => cost.cpuMicros));
-  const floorCpuMicros = summarize(floorCosts.map((cost) => cost.cpuMicros));
+  const [create = [], floor = [], duties = []] = costs;
+  const cpu = (blockCosts: BlockCost[]) => summarize(blockCosts.map((cost) => cost.cpuMicros));
+  const wall = (blockCosts: BlockCost[]) => summarize(blockCosts.map((cost) => cost.wallMicros));
+  const createCpuMicros = cpu(create);
+  const floorCpuMicros = cpu(floor);
+  const dutiesCpuMicros = cpu(duties);
   const result: WarmCpuResult = {
     createCpuMicros,
     floorCpuMicros,
-    createWallMicros: summarize(createCosts.map((cost) => cost.wallMicros)),
-    floorWallMicros: summarize(floorCosts.map((cost) => cost.wallMicros)),
+    dutiesCpuMicros,
+    createWallMicros: wall(create),
+    floorWallMicros: wall(floor),
+    dutiesWallMicros: wall(duties),
     ratio: createCpuMicros.median / floorCpuMicros.median,
+    dutiesRatio: createCpuMicros.median / dutiesCpuMicros.median,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

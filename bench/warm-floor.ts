@@ -24,6 +24,19 @@ import {
 export type WarmFloor = (event: FloorEvent) => Promise<FloorAnswer>;
 
 export function warmFloor(): WarmFloor {
+  const { verify, putItem } = warmConnections();
+  return (event) => floorAnswer(verify(event).then(() => putItem(putItemBody(event))));
+}
+
+/** What a warm floor does on its kept connections: the token's check, and the PutItem it sends. */
+export interface WarmConnections {
+  /** The token's RS256 check, with the issuer's key fetched once and kept; resolves with its payload. */
+  verify(event: FloorEvent): Promise<string>;
+  /** Sends the signed PutItem `body`; resolves with the store's answer, rejects on anything but 200. */
+  putItem(body: string, timeoutMs?: number): Promise<string>;
+}
+
+export function warmConnections(): WarmConnections {
   const store = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
   const keys = new Map<string | undefined, Promise<KeyObject>>();
   const keyFor = (kid: string | undefined): Promise<KeyObject> => {
@@ -36,21 +49,42 @@ export function warmFloor(): WarmFloor {
     }
     return key;
   };
-  const putItem = async (event: FloorEvent): Promise<void> => {
-    const body = putItemBody(event);
-    await send(store, "POST", signedPutItemHeaders(store.host, body), body);
+  return {
+    verify: (event) => verifyToken(event, keyFor),
+    putItem: (body, timeoutMs) =>
+      send(store, "POST", signedPutItemHeaders(store.host, body), body, timeoutMs),
   };
-  return (event) => floorAnswer(verifyToken(event, keyFor).then(() => putItem(event)));
 }
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
-/** The answer's body; anything but 200 throws. Connections are kept open for the next call. */
-function send(url: URL, method: string, headers: Record<string, string>, body?: string): Promise<string> {
+/**
+ * The answer's body; anything but 200 throws, as does no answer within `timeoutMs` (when given).
+ * Connections are kept open for the next call.
+ */
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+  timeoutMs?: number,
+): Promise<string> {
   const secure = url.protocol === "https:";
   const request = secure ? httpsRequest : httpRequest;
   const agent = secure ? agents.https : agents.http;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolveAnswer, rejectAnswer) => {
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const resolve = (text: string) => {
+      clearTimeout(timer);
+      resolveAnswer(text);
+    };
+    const reject = (error: Error) => {
+      clearTimeout(timer);
+      rejectAnswer(error);
+    };
     const outgoing = request(url, { method, headers, agent }, (incoming) => {
       let text = "";
       incoming.setEncoding("utf8");

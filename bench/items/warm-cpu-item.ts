@@ -25,7 +25,14 @@ export async function warmCpuItem({
 }: WarmCpuItemSetup): Promise<ItemResult & { createCpuMicros: number }> {
   const { warm, extraWarm } = await withHarness(async ({ environment, token }) => {
     const measure = (handlerPath: string) =>
-      measureWarmCpu({ environment, token, creates, handlerPath, floorPath: bundles.warmFloorPath });
+      measureWarmCpu({
+        environment,
+        token,
+        creates,
+        handlerPath,
+        floorPath: bundles.warmFloorPath,
+        dutiesFloorPath: bundles.dutiesFloorPath,
+      });
     const shipped = await measure(bundles.handlerPath);
     const others: { name: string; result: WarmCpuResult }[] = [];
     for (const bundle of extra) others.push({ name: bundle.name, result: await measure(bundle.path) });
@@ -53,6 +60,12 @@ export async function warmCpuItem({
         WARM_CPU_BUDGET,
         `≤ ${WARM_CPU_BUDGET}×`,
       ),
+      infoRow(
+        "3",
+        "Warm floor with the API's duties (claims, body, timeout, answer, log line): CPU, median (p90)",
+        `${micros(warm.dutiesCpuMicros.median)} (${micros(warm.dutiesCpuMicros.p90)})`,
+      ),
+      infoRow("3", "Warm CPU ratio, create / warm floor with duties", times(warm.dutiesRatio)),
       ...extraWarm.map(({ name, result }) =>
         infoRow(
           "3",
@@ -63,7 +76,8 @@ export async function warmCpuItem({
     ],
     notes: [
       `warm wall time per call: create ${micros(warm.createWallMicros.median)}, ` +
-        `warm floor ${micros(warm.floorWallMicros.median)} (medians, the store's time included)`,
+        `warm floor ${micros(warm.floorWallMicros.median)}, with duties ${micros(warm.dutiesWallMicros.median)} ` +
+        "(medians, the store's time included)",
     ],
   };
 }
