@@ -3,9 +3,9 @@
  * warm floor's with the API's duties (bench/warm-floor-with-duties.ts): all in one child process (see
  * `measureWarmCpu`), the key set fetched once, each PutItem sent to the harness's store (dynalite, in
  * the parent process, so that its CPU is not counted) on an open connection, blocks of the three
- * interleaved. Both run from their bundles (bench/bundles.ts), the
- * handler's as it ships: not from the sources through tsx, whose transform keeps every function's name
- * with a call per closure made, a cost the deployed code does not have.
+ * interleaved. All run from their bundles (bench/bundles.ts), the handler's as it ships: not from the
+ * sources through tsx, whose transform keeps every function's name with a call per closure made, a cost
+ * the deployed code does not have.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Handler } from "../lambda/http/create-handler.ts";

@@ -30,6 +30,12 @@ export interface DutiedPlant {
   tag?: string;
 }
 
+/** A create done: the client the token was issued to, and the plant stored. */
+export interface Created {
+  clientId: string;
+  plant: DutiedPlant;
+}
+
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const PLANT_KEYS = new Set(["id", "name", "tag"]);
@@ -43,34 +49,32 @@ export function warmFloorWithDuties(): WarmFloor {
   };
   const table = setting("TABLE_NAME");
   const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? "local";
-  return async (event: FloorEvent): Promise<FloorAnswer> => {
+  /** The create's duties up to the store's answer; throws on anything but a create. */
+  const create = async (event: FloorEvent): Promise<Created> => {
+    if (!/^application\/json\b/i.test(event.headers?.["content-type"] ?? "")) throw new Error("not JSON");
+    const clientId = clientOfClaims(await verify(event), policy, Date.now() / 1000);
+    const plant = plantOfBody(event.body ?? "");
+    const stored = JSON.parse(await putItem(putItemOf(table, plant), DEFAULT_STORE_ATTEMPT_TIMEOUT_MS));
+    if (typeof stored !== "object" || stored === null) throw new Error("the store's answer is not JSON");
+    return { clientId, plant };
+  };
+  return async (event) => {
     const startedAt = performance.now();
-    let clientId = "";
-    let plant: DutiedPlant | undefined;
-    const answer = await (async (): Promise<FloorAnswer> => {
-      try {
-        if (!/^application\/json\b/i.test(event.headers?.["content-type"] ?? "")) {
-          throw new Error("not JSON");
-        }
-        clientId = clientOfClaims(await verify(event), policy, Date.now() / 1000);
-        plant = plantOfBody(event.body ?? "");
-        const stored = JSON.parse(
-          await putItem(putItemOf(table, plant), DEFAULT_STORE_ATTEMPT_TIMEOUT_MS),
-        ) as unknown;
-        if (typeof stored !== "object" || stored === null) throw new Error("the store's answer is not JSON");
-        const { id: _id, ...answered } = plant;
-        return {
-          statusCode: 200,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(answered),
-        };
-      } catch (error) {
-        return { statusCode: 500, body: error instanceof Error ? error.message : String(error) };
-      }
-    })();
-    process.stdout.write(
-      `${JSON.stringify(logLine(answer.statusCode, performance.now() - startedAt, functionName, clientId, plant))}\n`,
-    );
+    let answer: FloorAnswer;
+    let created: Created | undefined;
+    try {
+      created = await create(event);
+      const { id: _id, ...answered } = created.plant;
+      answer = {
+        statusCode: 200,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(answered),
+      };
+    } catch (error) {
+      answer = { statusCode: 500, body: error instanceof Error ? error.message : String(error) };
+    }
+    const latencyMs = performance.now() - startedAt;
+    process.stdout.write(`${JSON.stringify(logLine(answer.statusCode, latencyMs, functionName, created))}\n`);
     return answer;
   };
 }
@@ -125,16 +129,14 @@ export function logLine(
   status: number,
   latencyMs: number,
   functionName: string,
-  clientId: string,
-  plant: DutiedPlant | undefined,
+  created: Created | undefined,
 ): object {
   const metric = status === 200 ? "Created" : "Fault";
   return {
     level: status === 200 ? "INFO" : "ERROR",
     status,
     latencyMs: Math.round(latencyMs * 100) / 100,
-    clientId,
-    ...(plant === undefined ? {} : { plantId: plant.id.toString() }),
+    ...(created === undefined ? {} : { clientId: created.clientId, plantId: created.plant.id.toString() }),
     _aws: {
       Timestamp: Date.now(),
       CloudWatchMetrics: [

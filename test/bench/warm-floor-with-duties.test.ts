@@ -78,7 +78,8 @@ describe("the floor with duties: what it writes", () => {
   });
 
   it("logs each metric it names in its EMF directive, with its value", () => {
-    const line = logLine(200, 1.234, "fn", "b", { id: 5n, name: "Fern" }) as Record<string, unknown> & {
+    const created = { clientId: "b", plant: { id: 5n, name: "Fern" } };
+    const line = logLine(200, 1.234, "fn", created) as Record<string, unknown> & {
       _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] };
     };
     const names = line._aws.CloudWatchMetrics.flatMap((directive) => directive.Metrics.map((m) => m.Name));
