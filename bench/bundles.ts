@@ -61,9 +61,11 @@ export interface BenchBundles {
   storeFloorPath: string;
   verifyingFloorPath: string;
   issuerFreeFloorPath: string;
+  /** The issuer-free floor with the API's duties (bench/floor-with-duties.ts): information on the cold path. */
+  issuerFreeFloorWithDutiesPath: string;
   /** bench/warm-floor.ts, bundled the same way: item 3 runs it beside the handler's bundle. */
   warmFloorPath: string;
-  /** bench/warm-floor-with-duties.ts, bundled the same way, for item 3 too. */
+  /** The warm floor with the API's duties (bench/floor-with-duties.ts), bundled the same way, for item 3 too. */
   dutiesFloorPath: string;
   /** The handler built without each lever, named as in LEVER_VARIANTS, and with each of BUNDLE_LEVERS. */
   leverVariants: { name: string; path: string; storePrewarmed: boolean }[];
@@ -107,8 +109,12 @@ export async function buildBenchBundles(): Promise<BenchBundles> {
     storeFloorPath: await buildEntry("./entries/store-floor.ts", "store-floor.mjs"),
     verifyingFloorPath: await buildEntry("./entries/verifying-floor.ts", "verifying-floor.mjs"),
     issuerFreeFloorPath: await buildEntry("./entries/issuer-free-floor.ts", "issuer-free-floor.mjs"),
+    issuerFreeFloorWithDutiesPath: await buildEntry(
+      "./entries/issuer-free-floor-with-duties.ts",
+      "issuer-free-floor-with-duties.mjs",
+    ),
     warmFloorPath: await buildEntry("./warm-floor.ts", "warm-floor.mjs"),
-    dutiesFloorPath: await buildEntry("./warm-floor-with-duties.ts", "warm-floor-with-duties.mjs"),
+    dutiesFloorPath: await buildEntry("./entries/warm-floor-with-duties.ts", "warm-floor-with-duties.mjs"),
     leverVariants,
     peers,
   };

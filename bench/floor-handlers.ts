@@ -28,6 +28,7 @@ import {
   type KeyObject,
   verify,
 } from "node:crypto";
+import type { ClientRequest } from "node:http";
 import { request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
 
@@ -61,15 +62,43 @@ export type FloorHandler = (event: FloorEvent) => Promise<FloorAnswer>;
  */
 export function issuerFreeFloor(): FloorHandler {
   const keyFor = deliveredKeys();
+  const takeConnection = storeConnectionFromInit();
+  return (event) =>
+    floorAnswer(
+      Promise.all([takeConnection(), verifyToken(event, keyFor)]).then(([opened]) => putItem(event, opened)),
+    );
+}
+
+/**
+ * A floor's two steps on the network, for a floor that does more around them
+ * (bench/floor-with-duties.ts): the token's RS256 check, and the signed PutItem.
+ */
+export interface FloorSteps {
+  /** Checks the token's signature; resolves with its payload, still encoded. */
+  verify(event: FloorEvent): Promise<string>;
+  /** Sends the PutItem `body`; resolves with the store's answer, rejects on anything but 200 or none in time. */
+  putItem(body: string, timeoutMs?: number): Promise<string>;
+}
+
+/** The issuer-free floor's steps, its init done now, as issuerFreeFloor's. */
+export function issuerFreeSteps(): FloorSteps {
+  const keyFor = deliveredKeys();
+  const takeConnection = storeConnectionFromInit();
+  return {
+    verify: (event) => verifyToken(event, keyFor),
+    putItem: async (body, timeoutMs) => sendPutItem(body, await takeConnection(), timeoutMs),
+  };
+}
+
+/** The store's connection, opened now (at init): the first call takes it, a later one opens its own. */
+function storeConnectionFromInit(): () => Promise<TLSSocket> {
   let openedAtInit: Promise<TLSSocket> | undefined = connectToStore();
   // A connection that fails before the first call fails that call (500), not the process.
   openedAtInit.catch(() => undefined);
-  return (event) => {
+  return () => {
     const connection = openedAtInit ?? connectToStore();
     openedAtInit = undefined;
-    return floorAnswer(
-      Promise.all([connection, verifyToken(event, keyFor)]).then(([opened]) => putItem(event, opened)),
-    );
+    return connection;
   };
 }
 
@@ -96,10 +125,15 @@ export async function floorAnswer(work: Promise<unknown>): Promise<FloorAnswer> 
 
 /** One PutItem that never overwrites, on `connection` when given, else on a new one. */
 async function putItem(event: FloorEvent, connection?: TLSSocket): Promise<void> {
+  await sendPutItem(putItemBody(event), connection);
+}
+
+/** The PutItem `body`, signed, on `connection` when given, else on a new one; its answer, if a 200. */
+async function sendPutItem(body: string, connection?: TLSSocket, timeoutMs?: number): Promise<string> {
   const url = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
-  const body = putItemBody(event);
-  const { status } = await send("POST", url, signedPutItemHeaders(url.host, body), body, connection);
-  if (status !== 200) throw new Error(`PutItem answered ${status}`);
+  const answer = await send("POST", url, signedPutItemHeaders(url.host, body), body, connection, timeoutMs);
+  if (answer.status !== 200) throw new Error(`PutItem answered ${answer.status}`);
+  return answer.body;
 }
 
 /** The PutItem of the event's plant, never overwriting. */
@@ -205,6 +239,7 @@ function send(
   headers: Record<string, string>,
   body?: string,
   connection?: TLSSocket,
+  timeoutMs?: number,
 ): Promise<{ status: number; body: string }> {
   // An open connection is used without an agent; none given, the global agent opens one. Node takes
   // `createConnection` only when no agent is named: with `agent: false` it makes an agent of its own,
@@ -217,12 +252,29 @@ function send(
       incoming.on("data", (chunk: string) => {
         text += chunk;
       });
-      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: text }));
+      incoming.on("end", () => {
+        stopTimer();
+        resolve({ status: incoming.statusCode ?? 0, body: text });
+      });
       incoming.on("error", reject);
     });
-    outgoing.on("error", reject);
+    const stopTimer = answerTimeout(outgoing, timeoutMs);
+    outgoing.on("error", (error) => {
+      stopTimer();
+      reject(error);
+    });
     outgoing.end(body);
   });
+}
+
+/**
+ * Destroys `outgoing` (its 'error' then says why) when its answer has not ended within `timeoutMs`, as
+ * an attempt's timeout does; no timer without a time. The returned function stops the timer.
+ */
+export function answerTimeout(outgoing: ClientRequest, timeoutMs: number | undefined): () => void {
+  if (timeoutMs === undefined) return () => undefined;
+  const timer = setTimeout(() => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  return () => clearTimeout(timer);
 }
 
 export function setting(name: string): string {

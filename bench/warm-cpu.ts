@@ -1,6 +1,6 @@
 /**
  * The warm handler's CPU cost per valid create, beside the warm floor's (bench/warm-floor.ts) and the
- * warm floor's with the API's duties (bench/warm-floor-with-duties.ts): all in one child process (see
+ * warm floor's with the API's duties (bench/floor-with-duties.ts): all in one child process (see
  * `measureWarmCpu`), the key set fetched once, each PutItem sent to the harness's store (dynalite, in
  * the parent process, so that its CPU is not counted) on an open connection, blocks of the three
  * interleaved. All run from their bundles (bench/bundles.ts), the handler's as it ships: not from the
@@ -11,8 +11,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { apiGatewayEvent } from "../support/events.ts";
 import { runNodeForJson, typeScriptChild } from "./child-process.ts";
+import type { FloorHandler } from "./floor-handlers.ts";
 import { type Summary, summarize } from "./stats.ts";
-import type { WarmFloor } from "./warm-floor.ts";
 
 const BLOCK_SIZE = 250;
 const WARM_UP_CALLS = 500;
@@ -99,9 +99,9 @@ async function main(): Promise<void> {
   const { handlerFor } = (await importBundle("BENCH_HANDLER_BUNDLE")) as {
     handlerFor: (env: NodeJS.ProcessEnv) => Handler;
   };
-  const { warmFloor } = (await importBundle("BENCH_WARM_FLOOR_BUNDLE")) as { warmFloor: () => WarmFloor };
+  const { warmFloor } = (await importBundle("BENCH_WARM_FLOOR_BUNDLE")) as { warmFloor: () => FloorHandler };
   const { warmFloorWithDuties } = (await importBundle("BENCH_DUTIES_FLOOR_BUNDLE")) as {
-    warmFloorWithDuties: () => WarmFloor;
+    warmFloorWithDuties: () => FloorHandler;
   };
   const handler = handlerFor(process.env);
   const subjects = [

@@ -11,8 +11,9 @@ import type { KeyObject } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import {
-  type FloorAnswer,
-  type FloorEvent,
+  answerTimeout,
+  type FloorHandler,
+  type FloorSteps,
   floorAnswer,
   keyOfKeySet,
   putItemBody,
@@ -21,22 +22,13 @@ import {
   verifyToken,
 } from "./floor-handlers.ts";
 
-export type WarmFloor = (event: FloorEvent) => Promise<FloorAnswer>;
-
-export function warmFloor(): WarmFloor {
-  const { verify, putItem } = warmConnections();
+export function warmFloor(): FloorHandler {
+  const { verify, putItem } = warmSteps();
   return (event) => floorAnswer(verify(event).then(() => putItem(putItemBody(event))));
 }
 
-/** What a warm floor does on its kept connections: the token's check, and the PutItem it sends. */
-export interface WarmConnections {
-  /** The token's RS256 check, with the issuer's key fetched once and kept; resolves with its payload. */
-  verify(event: FloorEvent): Promise<string>;
-  /** Sends the signed PutItem `body`; resolves with the store's answer, rejects on anything but 200. */
-  putItem(body: string, timeoutMs?: number): Promise<string>;
-}
-
-export function warmConnections(): WarmConnections {
+/** The warm floor's steps, on connections kept open and with the issuer's key fetched once and kept. */
+export function warmSteps(): FloorSteps {
   const store = new URL(setting("AWS_ENDPOINT_URL_DYNAMODB"));
   const keys = new Map<string | undefined, Promise<KeyObject>>();
   const keyFor = (kid: string | undefined): Promise<KeyObject> => {
@@ -73,16 +65,12 @@ function send(
   const request = secure ? httpsRequest : httpRequest;
   const agent = secure ? agents.https : agents.http;
   return new Promise((resolveAnswer, rejectAnswer) => {
-    const timer =
-      timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const resolve = (text: string) => {
-      clearTimeout(timer);
+      stopTimer();
       resolveAnswer(text);
     };
     const reject = (error: Error) => {
-      clearTimeout(timer);
+      stopTimer();
       rejectAnswer(error);
     };
     const outgoing = request(url, { method, headers, agent }, (incoming) => {
@@ -98,6 +86,7 @@ function send(
       );
       incoming.on("error", reject);
     });
+    const stopTimer = answerTimeout(outgoing, timeoutMs);
     outgoing.on("error", reject);
     outgoing.end(body);
   });

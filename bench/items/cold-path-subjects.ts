@@ -19,6 +19,7 @@ import type { Summary } from "../stats.ts";
 
 const STORE_FLOOR = "store floor";
 export const ISSUER_FREE_FLOOR = "issuer-free floor";
+const ISSUER_FREE_FLOOR_WITH_DUTIES = "issuer-free floor with duties";
 export const VERIFYING_FLOOR = "verifying floor";
 export const HANDLER = "handler (shipped, delivered keys)";
 const HANDLER_WITHOUT_DELIVERED_KEYS = "handler without delivered keys";
@@ -70,6 +71,14 @@ export function coldPathSubjects(bundles: BenchBundles, extra: ExtraBundle[]): C
     {
       name: ISSUER_FREE_FLOOR,
       bundlePath: bundles.issuerFreeFloorPath,
+      deliveredKeys: true,
+      networkMs: storeOnly,
+    },
+    // The same with the API's duties done plainly (bench/floor-with-duties.ts): information, what the
+    // handler costs beyond them.
+    {
+      name: ISSUER_FREE_FLOOR_WITH_DUTIES,
+      bundlePath: bundles.issuerFreeFloorWithDutiesPath,
       deliveredKeys: true,
       networkMs: storeOnly,
     },

@@ -1,6 +1,6 @@
 /**
- * The warm floor with duties (bench/warm-floor-with-duties.ts) is item 3's measure of what the API's
- * duties cost done plainly. A duty it skipped would make it cheap for nothing, and the bench only sends
+ * The floors with duties (bench/floor-with-duties.ts) are the bench's measure of what the API's duties
+ * cost done plainly. A duty it skipped would make it cheap for nothing, and the bench only sends
  * valid creates, so here each duty is shown to refuse what the API refuses.
  */
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import {
   plantOfBody,
   putItemOf,
   type TokenPolicy,
-} from "../../bench/warm-floor-with-duties.ts";
+} from "../../bench/floor-with-duties.ts";
 
 const policy: TokenPolicy = { issuer: "https://issuer.test", clientIds: ["a", "b"], scope: "plants/write" };
 const now = 1_800_000_000;

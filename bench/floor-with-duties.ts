@@ -1,7 +1,7 @@
 /**
- * The warm floor (bench/warm-floor.ts) with the duties every create of this API owes besides the three
- * the warm floor does (the token's signature, the PutItem's signature, the PutItem), each written as
- * plainly as Node allows, none of them the handler's code:
+ * A floor with the duties every create of this API owes besides the three steps a floor takes (the
+ * token's signature, the PutItem's signature, the PutItem: a FloorSteps, the warm floor's or the
+ * issuer-free floor's), each written as plainly as Node allows, none of them the handler's code:
  * - the media type, and the token's claims after its signature: issuer, expiry, client, scope;
  * - the body: JSON, an object of `id`, `name` and an optional `tag` and nothing else, the id read
  *   exactly as an int64 from the text, the strings' lengths;
@@ -9,12 +9,18 @@
  * - the answer (the plant as JSON) and one log line with the request's metrics (Embedded Metric Format).
  * It answers 500 where the API answers 4xx: the bench sends only valid creates, and fails on any other.
  *
- * Not a budget's floor: item 3 measures it beside the warm floor, so that what the handler costs beyond
- * the warm floor can be read as the API's duties and the rest (docs/PERFORMANCE.md, Warm CPU).
+ * Not a budget's floor: item 3 measures it beside the warm floor, and item 2 beside the issuer-free
+ * floor (bench/entries/), so that what the handler costs beyond each can be read as the API's duties and
+ * the rest (docs/PERFORMANCE.md, Warm CPU).
  */
 import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_ATTEMPT_TIMEOUT_MS } from "../lambda/defaults.ts";
-import { type FloorAnswer, type FloorEvent, setting } from "./floor-handlers.ts";
-import { type WarmFloor, warmConnections } from "./warm-floor.ts";
+import {
+  type FloorAnswer,
+  type FloorEvent,
+  type FloorHandler,
+  type FloorSteps,
+  setting,
+} from "./floor-handlers.ts";
 
 /** What a token must say: the function's own settings, as the handler reads them. */
 export interface TokenPolicy {
@@ -40,8 +46,8 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const PLANT_KEYS = new Set(["id", "name", "tag"]);
 
-export function warmFloorWithDuties(): WarmFloor {
-  const { verify, putItem } = warmConnections();
+/** The floor of `steps` with the duties; its settings read now (at init). */
+export function floorWithDuties({ verify, putItem }: FloorSteps): FloorHandler {
   const policy: TokenPolicy = {
     issuer: setting("JWT_ISSUER"),
     clientIds: setting("JWT_CLIENT_IDS").split(","),
