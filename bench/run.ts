@@ -48,7 +48,7 @@ const LEGEND = [
   "verifying floor: the least without them: key set GET + RS256 check beside the store's TLS handshake, then PutItem",
   "delivered keys: the issuer's key set in JWKS_JSON, as the stack gives it to the function (as it ships)",
   "warm floor: a warm instance's least: RS256 check, key kept; PutItem signed, signing key kept, on an open connection",
-  "warm floor with duties: the warm floor plus, done plainly, the claims, the body's checks, a timeout, the answer, a log line",
+  "with duties (a floor's information row): plus, done plainly, the claims, the body's checks, a timeout, the answer, a log line",
   `RTT a/b: injected round trips, store a ms, issuer b ms; RTT 0 leaves the CPU part; default ${settings.roundTrips.storeMs}/${settings.roundTrips.issuerMs}`,
   "share: a cgroup CPU quota of memory / 1,769 MB of one core, as Lambda gives (full core: no quota)",
   "item 2 rows, at a full core: first answer, median (p10–p90), × the issuer-free floor, CPU ms of that span",
