@@ -11,7 +11,7 @@
  *
  * Not a budget's floor: item 3 measures it beside the warm floor, and item 2 beside the issuer-free
  * floor (bench/entries/), so that what the handler costs beyond each can be read as the API's duties and
- * the rest (docs/PERFORMANCE.md, Warm CPU).
+ * the rest (docs/PERFORMANCE.md: "Warm CPU", and "At 8132270" for the cold path).
  */
 import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_ATTEMPT_TIMEOUT_MS } from "../lambda/defaults.ts";
 import {
