@@ -252,29 +252,24 @@ function send(
       incoming.on("data", (chunk: string) => {
         text += chunk;
       });
-      incoming.on("end", () => {
-        stopTimer();
-        resolve({ status: incoming.statusCode ?? 0, body: text });
-      });
+      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: text }));
       incoming.on("error", reject);
     });
-    const stopTimer = answerTimeout(outgoing, timeoutMs);
-    outgoing.on("error", (error) => {
-      stopTimer();
-      reject(error);
-    });
+    limitAnswerTime(outgoing, timeoutMs);
+    outgoing.on("error", reject);
     outgoing.end(body);
   });
 }
 
 /**
- * Destroys `outgoing` (its 'error' then says why) when its answer has not ended within `timeoutMs`, as
- * an attempt's timeout does; no timer without a time. The returned function stops the timer.
+ * Destroys `outgoing` (its 'error' then says why) when it has not closed within `timeoutMs`, as an
+ * attempt's timeout does; no timer without a time. A request closes once its answer has ended, or on
+ * its error, which stops the timer.
  */
-export function answerTimeout(outgoing: ClientRequest, timeoutMs: number | undefined): () => void {
-  if (timeoutMs === undefined) return () => undefined;
+export function limitAnswerTime(outgoing: ClientRequest, timeoutMs: number | undefined): void {
+  if (timeoutMs === undefined) return;
   const timer = setTimeout(() => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  return () => clearTimeout(timer);
+  outgoing.once("close", () => clearTimeout(timer));
 }
 
 export function setting(name: string): string {

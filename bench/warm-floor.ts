@@ -11,11 +11,11 @@ import type { KeyObject } from "node:crypto";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import {
-  answerTimeout,
   type FloorHandler,
   type FloorSteps,
   floorAnswer,
   keyOfKeySet,
+  limitAnswerTime,
   putItemBody,
   setting,
   signedPutItemHeaders,
@@ -64,15 +64,7 @@ function send(
   const secure = url.protocol === "https:";
   const request = secure ? httpsRequest : httpRequest;
   const agent = secure ? agents.https : agents.http;
-  return new Promise((resolveAnswer, rejectAnswer) => {
-    const resolve = (text: string) => {
-      stopTimer();
-      resolveAnswer(text);
-    };
-    const reject = (error: Error) => {
-      stopTimer();
-      rejectAnswer(error);
-    };
+  return new Promise((resolve, reject) => {
     const outgoing = request(url, { method, headers, agent }, (incoming) => {
       let text = "";
       incoming.setEncoding("utf8");
@@ -86,7 +78,7 @@ function send(
       );
       incoming.on("error", reject);
     });
-    const stopTimer = answerTimeout(outgoing, timeoutMs);
+    limitAnswerTime(outgoing, timeoutMs);
     outgoing.on("error", reject);
     outgoing.end(body);
   });
