@@ -8,6 +8,11 @@ import {
 /** Lambda allocates CPU in proportion to memory: 1,769 MB is one full vCPU (AWS documentation). */
 export const MEMORY_MB_PER_VCPU = 1769;
 
+/** The fraction of one vCPU a function of that memory gets. */
+export function cpuFraction(memoryMb: number): number {
+  return Math.min(1, memoryMb / MEMORY_MB_PER_VCPU);
+}
+
 export interface CostPerMillion {
   durationMs: number;
   /** Lambda bills each invocation's duration rounded up to the millisecond. */
@@ -39,6 +44,17 @@ export function costPerMillionCreates(durationMs: number, memoryMb: number): Cos
  * vCPU the configured memory buys, plus one in-region DynamoDB round trip (an assumption, not measured).
  */
 export function estimatedAwsDurationMs(handlerCpuMicros: number, memoryMb: number, storeRoundTripMs: number) {
-  const vcpuShare = Math.min(1, memoryMb / MEMORY_MB_PER_VCPU);
-  return handlerCpuMicros / 1000 / vcpuShare + storeRoundTripMs;
+  return handlerCpuMicros / 1000 / cpuFraction(memoryMb) + storeRoundTripMs;
+}
+
+/**
+ * What `cpuMicros` of CPU per create adds to the Lambda compute bill of a million creates: the CPU stretched
+ * by the fraction of a vCPU the memory buys, billed at that memory. Each invocation is rounded up to the
+ * millisecond, but averaged over where a call's duration falls within its last millisecond, an added
+ * duration is billed at its own length. Up to 1,769 MB the figure is the same at any memory: the share
+ * stretches the CPU as much as the smaller memory lowers its price.
+ */
+export function cpuCostPerMillionCreatesUsd(cpuMicros: number, memoryMb: number): number {
+  const billedSeconds = cpuMicros / 1e6 / cpuFraction(memoryMb);
+  return 1e6 * billedSeconds * (memoryMb / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND;
 }

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MEMORY_MB_PER_VCPU } from "./cost.ts";
+import { cpuFraction } from "./cost.ts";
 
 const CPU_HIERARCHY = "/sys/fs/cgroup/cpu";
 const PERIOD_MICROS = 10_000;
@@ -27,10 +27,6 @@ export interface CpuShare {
 export type CpuShareOutcome = { share: CpuShare } | { memoryMb: number; notMeasured: string };
 
 const made = new Set<string>();
-
-export function cpuFraction(memoryMb: number): number {
-  return Math.min(1, memoryMb / MEMORY_MB_PER_VCPU);
-}
 
 /** A group per memory size, or the reason it could not be made. Call removeCpuShares() after, always. */
 export function makeCpuShares(memorySizesMb: readonly number[]): CpuShareOutcome[] {

@@ -13,8 +13,8 @@ import {
   measureColdPath,
   type RoundTrips,
 } from "./cold-path.ts";
-import { type CostPerMillion, costPerMillionCreates } from "./cost.ts";
-import { type CpuShareOutcome, cpuFraction, makeCpuShares, removeCpuShares } from "./cpu-share.ts";
+import { type CostPerMillion, costPerMillionCreates, cpuFraction } from "./cost.ts";
+import { type CpuShareOutcome, makeCpuShares, removeCpuShares } from "./cpu-share.ts";
 import type { Summary } from "./stats.ts";
 
 export const MEMORY_SIZES_MB = [128, 256, 512, 1024, 1769] as const;

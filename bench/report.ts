@@ -60,4 +60,4 @@ export const spread = (summary: { median: number; p10: number; p90: number }) =>
   `${summary.median.toFixed(1)} (${summary.p10.toFixed(1)}–${summary.p90.toFixed(1)}) ms`;
 export const micros = (value: number) => `${value.toFixed(0)} µs`;
 export const times = (value: number) => `${value.toFixed(2)}×`;
-export const usd = (value: number) => `$${value.toFixed(3)}`;
+export const usd = (value: number, digits = 3) => `$${value.toFixed(digits)}`;

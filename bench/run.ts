@@ -112,7 +112,7 @@ await item("5", "Cost", async () => {
   if (firstInvocation === undefined || warmCpu === undefined) {
     throw new Error("needs the warm duration (2) and the warm CPU (3)");
   }
-  return costItem(firstInvocation.warmDurationMs, warmCpu.createCpuMicros, settings.memoryMb);
+  return costItem(firstInvocation.warmDurationMs, warmCpu, settings.memoryMb);
 });
 await item("6", "Request parser, worst-case bodies", async () => ({
   rows: await measureParserRows("6", settings.parserRounds),

@@ -1,8 +1,9 @@
 /**
  * Item 5: the cost per million creates at the stack's default memory, priced at the loopback warm
- * duration (item 2) and estimated for AWS from the warm create's CPU (item 3).
+ * duration (item 2) and estimated for AWS from the warm create's CPU (item 3); and what the warm CPU
+ * above each warm floor of item 3 adds to that bill, so a missed CPU budget can be weighed in dollars.
  */
-import { costPerMillionCreates, estimatedAwsDurationMs } from "../cost.ts";
+import { costPerMillionCreates, cpuCostPerMillionCreatesUsd, estimatedAwsDurationMs } from "../cost.ts";
 import { PRICES_READ_ON, PRICES_REGION } from "../prices.ts";
 import { infoRow, ms, usd } from "../report.ts";
 import type { ItemResult } from "./item.ts";
@@ -10,12 +11,24 @@ import type { ItemResult } from "./item.ts";
 /** In-region DynamoDB PutItem round trips, as commonly observed: an assumption, not a measurement. */
 const AWS_STORE_ROUND_TRIP_MS = { low: 3, high: 8 } as const;
 
-export function costItem(warmDurationMs: number, createCpuMicros: number, memoryMb: number): ItemResult {
+/** Item 3's medians, CPU per call. */
+export interface WarmCpuMedians {
+  createCpuMicros: number;
+  floorCpuMicros: number;
+  dutiesCpuMicros: number;
+}
+
+export function costItem(warmDurationMs: number, warmCpu: WarmCpuMedians, memoryMb: number): ItemResult {
+  const { createCpuMicros } = warmCpu;
   const measured = costPerMillionCreates(warmDurationMs, memoryMb);
   const estimate = (storeRoundTripMs: number) =>
     costPerMillionCreates(estimatedAwsDurationMs(createCpuMicros, memoryMb, storeRoundTripMs), memoryMb);
   const low = estimate(AWS_STORE_ROUND_TRIP_MS.low);
   const high = estimate(AWS_STORE_ROUND_TRIP_MS.high);
+  const beyond = (floorCpuMicros: number) => {
+    const extraUsd = cpuCostPerMillionCreatesUsd(createCpuMicros - floorCpuMicros, memoryMb);
+    return `${usd(extraUsd, 4)}, ${((100 * extraUsd) / low.totalUsd).toFixed(2)}% of ${usd(low.totalUsd)}`;
+  };
   return {
     rows: [
       infoRow(
@@ -27,6 +40,12 @@ export function costItem(warmDurationMs: number, createCpuMicros: number, memory
         "5",
         `Cost/1M creates, AWS estimate: billed ${low.billedMs}–${high.billedMs} ms`,
         `${usd(low.totalUsd)}–${usd(high.totalUsd)}`,
+      ),
+      infoRow("5", "Cost/1M creates of the warm CPU beyond the warm floor", beyond(warmCpu.floorCpuMicros)),
+      infoRow(
+        "5",
+        "Cost/1M creates of the warm CPU beyond the warm floor with duties",
+        beyond(warmCpu.dutiesCpuMicros),
       ),
     ],
     notes: [

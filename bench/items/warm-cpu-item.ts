@@ -7,6 +7,7 @@ import type { BenchBundles } from "../bundles.ts";
 import { budgetRow, infoRow, micros, times } from "../report.ts";
 import { measureWarmCpu, type WarmCpuResult } from "../warm-cpu.ts";
 import type { ExtraBundle } from "./cold-path-subjects.ts";
+import type { WarmCpuMedians } from "./cost-item.ts";
 import { type ItemResult, withHarness } from "./item.ts";
 
 const WARM_CPU_BUDGET = 1.15;
@@ -22,7 +23,7 @@ export async function warmCpuItem({
   bundles,
   creates,
   extra,
-}: WarmCpuItemSetup): Promise<ItemResult & { createCpuMicros: number }> {
+}: WarmCpuItemSetup): Promise<ItemResult & WarmCpuMedians> {
   const { warm, extraWarm } = await withHarness(async ({ environment, token }) => {
     const measure = (handlerPath: string) =>
       measureWarmCpu({
@@ -40,6 +41,8 @@ export async function warmCpuItem({
   });
   return {
     createCpuMicros: warm.createCpuMicros.median,
+    floorCpuMicros: warm.floorCpuMicros.median,
+    dutiesCpuMicros: warm.dutiesCpuMicros.median,
     json: { warmCpu: warm, warmCpuExtra: extraWarm },
     rows: [
       infoRow(
