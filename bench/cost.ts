@@ -48,13 +48,14 @@ export function estimatedAwsDurationMs(handlerCpuMicros: number, memoryMb: numbe
 }
 
 /**
- * What `cpuMicros` of CPU per create adds to the Lambda compute bill of a million creates: the CPU stretched
- * by the fraction of a vCPU the memory buys, billed at that memory. Each invocation is rounded up to the
- * millisecond, but averaged over where a call's duration falls within its last millisecond, an added
- * duration is billed at its own length. Up to 1,769 MB the figure is the same at any memory: the share
- * stretches the CPU as much as the smaller memory lowers its price.
+ * What `cpuMicros` of CPU on each of a million calls (creates, or cold starts, whose init is billed too)
+ * adds to the Lambda compute bill: the CPU stretched by the fraction of a vCPU the memory buys, billed at
+ * that memory. Each invocation is rounded up to the millisecond, but averaged over where a call's duration
+ * falls within its last millisecond, an added duration is billed at its own length. Up to 1,769 MB the
+ * figure is the same at any memory: the share stretches the CPU as much as the smaller memory lowers its
+ * price.
  */
-export function cpuCostPerMillionCreatesUsd(cpuMicros: number, memoryMb: number): number {
+export function cpuCostPerMillionCallsUsd(cpuMicros: number, memoryMb: number): number {
   const billedSeconds = cpuMicros / 1e6 / cpuFraction(memoryMb);
   return 1e6 * billedSeconds * (memoryMb / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND;
 }

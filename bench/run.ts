@@ -78,7 +78,7 @@ async function item<T extends ItemResult>(
 const bundles = await buildBenchBundles();
 results.push({ rows: bundleSizeRows(bundles) });
 await item("1", "Cold start: import of the bundle", () => coldStartItem(bundles, settings.importRounds));
-await item("2", "Cold path over TLS, full core", () =>
+const coldPath = await item("2", "Cold path over TLS, full core", () =>
   coldPathItem({ bundles, extra, roundTrips: settings.roundTrips, rounds: settings.coldPathRounds }),
 );
 await item("M", "Memory sizes: cold path at Lambda's CPU share", () =>
@@ -112,7 +112,12 @@ await item("5", "Cost", async () => {
   if (firstInvocation === undefined || warmCpu === undefined) {
     throw new Error("needs the warm duration (2) and the warm CPU (3)");
   }
-  return costItem(firstInvocation.warmDurationMs, warmCpu, settings.memoryMb);
+  return costItem({
+    warmDurationMs: firstInvocation.warmDurationMs,
+    warmCpu,
+    coldCpuBeyondFloorMs: coldPath?.cpuBeyondFloorAtZeroMs,
+    memoryMb: settings.memoryMb,
+  });
 });
 await item("6", "Request parser, worst-case bodies", async () => ({
   rows: await measureParserRows("6", settings.parserRounds),

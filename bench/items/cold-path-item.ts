@@ -41,7 +41,12 @@ export interface ColdPathItemSetup {
   rounds: number;
 }
 
-export async function coldPathItem(setup: ColdPathItemSetup): Promise<ItemResult> {
+export interface ColdPathItemResult extends ItemResult {
+  /** At RTT 0, a full core: the CPU of the handler's first answer beyond the issuer-free floor's (medians). */
+  cpuBeyondFloorAtZeroMs: number;
+}
+
+export async function coldPathItem(setup: ColdPathItemSetup): Promise<ColdPathItemResult> {
   await rm(COMPILE_CACHE_DIRECTORY, { recursive: true, force: true });
   const subjects = coldPathSubjects(setup.bundles, setup.extra);
   const conditions = await withHarness(({ environment, token, deliveredKeySet }) =>
@@ -55,19 +60,21 @@ export async function coldPathItem(setup: ColdPathItemSetup): Promise<ItemResult
     }),
   );
   const rows: Row[] = [];
+  let cpuBeyondFloorAtZeroMs = Number.NaN;
   for (const condition of conditions) {
     const floor = firstAnswerOf(condition, ISSUER_FREE_FLOOR, "the issuer-free floor");
     rows.push(...subjectRows(condition, floor.wall));
     const handler = firstAnswerOf(condition, HANDLER, "the handler");
     const verifyingFloor = firstAnswerOf(condition, VERIFYING_FLOOR, "the verifying floor");
     rows.push(...budgetRows(condition, handler, floor, verifyingFloor));
+    if (isZero(condition.roundTrips)) cpuBeyondFloorAtZeroMs = handler.cpu.median - floor.cpu.median;
   }
   const [atDefaults, atZero] = conditions;
   const notes =
     atDefaults !== undefined && atZero !== undefined
       ? [movesNote(subjects, atDefaults, atZero, setup.roundTrips)]
       : [];
-  return { rows, notes, json: { coldPath: conditions.map(conditionJson) } };
+  return { rows, notes, json: { coldPath: conditions.map(conditionJson) }, cpuBeyondFloorAtZeroMs };
 }
 
 /** One line per subject: its first answer, × the issuer-free floor, and its CPU time. */
@@ -91,7 +98,7 @@ function budgetRows(
   verifyingFloor: { wall: Summary },
 ): Row[] {
   const label = rttLabel(condition.roundTrips);
-  const atZero = condition.roundTrips.storeMs === 0 && condition.roundTrips.issuerMs === 0;
+  const atZero = isZero(condition.roundTrips);
   const { versusIssuerFreeFloor, versusVerifyingFloor } = COLD_PATH_BUDGET;
   const ratio = handler.wall.median / floor.wall.median;
   const rows = [
@@ -124,6 +131,10 @@ function budgetRows(
       true,
     ),
   ];
+}
+
+function isZero({ storeMs, issuerMs }: RoundTrips): boolean {
+  return storeMs === 0 && issuerMs === 0;
 }
 
 /** How far each subject's first answer moved from RTT 0 to the default round trips, beside the model's. */

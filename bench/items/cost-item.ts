@@ -3,7 +3,7 @@
  * duration (item 2) and estimated for AWS from the warm create's CPU (item 3); and what the warm CPU
  * above each warm floor of item 3 adds to that bill, so a missed CPU budget can be weighed in dollars.
  */
-import { costPerMillionCreates, cpuCostPerMillionCreatesUsd, estimatedAwsDurationMs } from "../cost.ts";
+import { costPerMillionCreates, cpuCostPerMillionCallsUsd, estimatedAwsDurationMs } from "../cost.ts";
 import { PRICES_READ_ON, PRICES_REGION } from "../prices.ts";
 import { infoRow, ms, usd } from "../report.ts";
 import type { ItemResult } from "./item.ts";
@@ -18,7 +18,21 @@ export interface WarmCpuMedians {
   dutiesCpuMicros: number;
 }
 
-export function costItem(warmDurationMs: number, warmCpu: WarmCpuMedians, memoryMb: number): ItemResult {
+export interface CostItemSetup {
+  /** Item 2's loopback warm create. */
+  warmDurationMs: number;
+  warmCpu: WarmCpuMedians;
+  /** Item 2's first answer at RTT 0: the handler's CPU beyond the issuer-free floor's, when it ran. */
+  coldCpuBeyondFloorMs: number | undefined;
+  memoryMb: number;
+}
+
+export function costItem({
+  warmDurationMs,
+  warmCpu,
+  coldCpuBeyondFloorMs,
+  memoryMb,
+}: CostItemSetup): ItemResult {
   const { createCpuMicros } = warmCpu;
   const measured = costPerMillionCreates(warmDurationMs, memoryMb);
   const estimate = (storeRoundTripMs: number) =>
@@ -26,7 +40,7 @@ export function costItem(warmDurationMs: number, warmCpu: WarmCpuMedians, memory
   const low = estimate(AWS_STORE_ROUND_TRIP_MS.low);
   const high = estimate(AWS_STORE_ROUND_TRIP_MS.high);
   const beyond = (floorCpuMicros: number) => {
-    const extraUsd = cpuCostPerMillionCreatesUsd(createCpuMicros - floorCpuMicros, memoryMb);
+    const extraUsd = cpuCostPerMillionCallsUsd(createCpuMicros - floorCpuMicros, memoryMb);
     return `${usd(extraUsd, 4)}, ${((100 * extraUsd) / low.totalUsd).toFixed(2)}% of ${usd(low.totalUsd)}`;
   };
   return {
@@ -47,6 +61,16 @@ export function costItem(warmDurationMs: number, warmCpu: WarmCpuMedians, memory
         "Cost/1M creates of the warm CPU beyond the warm floor with duties",
         beyond(warmCpu.dutiesCpuMicros),
       ),
+      ...(coldCpuBeyondFloorMs === undefined || Number.isNaN(coldCpuBeyondFloorMs)
+        ? []
+        : [
+            infoRow(
+              "5",
+              "Cost/1M cold starts of the first answer's CPU beyond the issuer-free floor (RTT 0)",
+              `${usd(cpuCostPerMillionCallsUsd(coldCpuBeyondFloorMs * 1000, memoryMb))} ` +
+                `(${ms(coldCpuBeyondFloorMs)} of CPU at a full core)`,
+            ),
+          ]),
     ],
     notes: [
       `cost per 1M creates (measured duration): Lambda compute ${usd(measured.lambdaComputeUsd)}, ` +
