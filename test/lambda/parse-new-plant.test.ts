@@ -85,6 +85,13 @@ describe("parseNewPlant", () => {
     expect(error.message).toBe(message);
   });
 
+  it("reads an escaped key as written after a body that misleads JSON.parse on Node 24 (docs/DESIGN.md)", async () => {
+    expect((await failure(JSON_TYPE, '{"id":1,"nam\\\\":"x"}')).message).toBe(
+      "name is required; unknown property 'nam\\'",
+    );
+    expect(await parseNewPlant(JSON_TYPE, '{"id":1,"nam\\u0065":"Fern"}')).toEqual({ id: 1n, name: "Fern" });
+  });
+
   it("lists at most 10 problems, so that the answer stays short whatever the body", async () => {
     const keys = Array.from({ length: 1500 }, (_, index) => `"k${index}":0`);
     const error = await failure(JSON_TYPE, `{"id":1,"name":"a",${keys.join(",")}}`);
