@@ -43,7 +43,7 @@ export interface ColdPathItemSetup {
 
 export interface ColdPathItemResult extends ItemResult {
   /** At RTT 0, a full core: the CPU of the handler's first answer beyond the issuer-free floor's (medians). */
-  cpuBeyondFloorAtZeroMs: number;
+  cpuBeyondFloorAtZeroMs: number | undefined;
 }
 
 export async function coldPathItem(setup: ColdPathItemSetup): Promise<ColdPathItemResult> {
@@ -60,7 +60,7 @@ export async function coldPathItem(setup: ColdPathItemSetup): Promise<ColdPathIt
     }),
   );
   const rows: Row[] = [];
-  let cpuBeyondFloorAtZeroMs = Number.NaN;
+  let cpuBeyondFloorAtZeroMs: number | undefined;
   for (const condition of conditions) {
     const floor = firstAnswerOf(condition, ISSUER_FREE_FLOOR, "the issuer-free floor");
     rows.push(...subjectRows(condition, floor.wall));

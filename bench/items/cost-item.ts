@@ -1,22 +1,17 @@
 /**
  * Item 5: the cost per million creates at the stack's default memory, priced at the loopback warm
- * duration (item 2) and estimated for AWS from the warm create's CPU (item 3); and what the warm CPU
- * above each warm floor of item 3 adds to that bill, so a missed CPU budget can be weighed in dollars.
+ * duration (item 2) and estimated for AWS from the warm create's CPU (item 3); and what the CPU beyond
+ * each floor adds to the bill (the warm create's beyond item 3's floors, the first answer's beyond item
+ * 2's issuer-free floor), so that a missed CPU budget can be weighed in dollars.
  */
 import { costPerMillionCreates, cpuCostPerMillionCallsUsd, estimatedAwsDurationMs } from "../cost.ts";
 import { PRICES_READ_ON, PRICES_REGION } from "../prices.ts";
 import { infoRow, ms, usd } from "../report.ts";
 import type { ItemResult } from "./item.ts";
+import type { WarmCpuMedians } from "./warm-cpu-item.ts";
 
 /** In-region DynamoDB PutItem round trips, as commonly observed: an assumption, not a measurement. */
 const AWS_STORE_ROUND_TRIP_MS = { low: 3, high: 8 } as const;
-
-/** Item 3's medians, CPU per call. */
-export interface WarmCpuMedians {
-  createCpuMicros: number;
-  floorCpuMicros: number;
-  dutiesCpuMicros: number;
-}
 
 export interface CostItemSetup {
   /** Item 2's loopback warm create. */
@@ -61,7 +56,7 @@ export function costItem({
         "Cost/1M creates of the warm CPU beyond the warm floor with duties",
         beyond(warmCpu.dutiesCpuMicros),
       ),
-      ...(coldCpuBeyondFloorMs === undefined || Number.isNaN(coldCpuBeyondFloorMs)
+      ...(coldCpuBeyondFloorMs === undefined
         ? []
         : [
             infoRow(

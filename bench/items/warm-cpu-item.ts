@@ -7,10 +7,16 @@ import type { BenchBundles } from "../bundles.ts";
 import { budgetRow, infoRow, micros, times } from "../report.ts";
 import { measureWarmCpu, type WarmCpuResult } from "../warm-cpu.ts";
 import type { ExtraBundle } from "./cold-path-subjects.ts";
-import type { WarmCpuMedians } from "./cost-item.ts";
 import { type ItemResult, withHarness } from "./item.ts";
 
 const WARM_CPU_BUDGET = 1.15;
+
+/** The medians, CPU per call, that item 5 prices. */
+export interface WarmCpuMedians {
+  createCpuMicros: number;
+  floorCpuMicros: number;
+  dutiesCpuMicros: number;
+}
 
 export interface WarmCpuItemSetup {
   bundles: BenchBundles;
