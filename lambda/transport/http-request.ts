@@ -1,20 +1,17 @@
-import type { Agent, ClientRequest, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { type ConnectionsAhead, connectionsAhead } from "./connections-ahead.ts";
+import { type Answer, type ReadAnswer, readAnswer } from "./http-answer.ts";
 
 /** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
 export interface OutboundRequest {
   method: "GET" | "POST";
   url: URL;
+  /** Names in lower case; `host` and `content-length` are added when missing. */
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
 }
 
-export interface OutboundResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
+export interface OutboundResponse extends Answer {
   /**
    * The request was sent a second time after a stale connection (see sendRequest): the first may have
    * reached the server too.
@@ -36,123 +33,172 @@ export class NoAnswerError extends Error {
   }
 }
 
-/** An answer larger than this is not one of DynamoDB's or a JWKS: refuse it rather than buffer it. */
-const MAX_ANSWER_BYTES = 1024 * 1024;
-
-type Transport = {
-  request: typeof import("node:http").request;
-  agent: Agent;
-  ahead: ConnectionsAhead;
-};
-const transports = new Map<string, Transport>();
+/** A reused connection, or one opened ahead, closed or reset before any byte of the answer came. */
+class StaleConnectionError extends NoAnswerError {}
 
 /**
- * One HTTP(S) request on node:http (loaded at first use), keep-alive connections kept for the instance's
- * life. Not the global fetch: its first use loads undici (~40 ms), and each call costs twice node:http's.
- * A kept-alive connection can be closed by the server just as it is reused: a reset on a reused connection,
- * or one opened ahead (openConnection), before any byte of the answer, is sent once more on a new
+ * By origin, the connections waiting for a request: opened ahead (openConnection) or kept alive after an
+ * answer, the last kept taken first, as node:http's agent does. While one waits it does not keep the
+ * process up, and one that fails, closes or says anything unasked is dropped.
+ */
+const waiting = new Map<string, Socket[]>();
+/** Connections open (TLS done for https:): a request written on one may have reached the server. */
+const open = new WeakSet<Socket>();
+/** By origin, the last TLS session, so that a new connection resumes it instead of a full handshake. */
+const tlsSessions = new Map<string, Buffer>();
+
+/**
+ * One HTTP/1.1 request on a kept-alive connection of its own pool, written in one piece and its answer
+ * read by readAnswer (http-answer.ts). Not node:http: its request and response objects, agent and
+ * parser cost a warm create about half of its CPU beyond the warm floor, and its modules a cold start
+ * their load (docs/DESIGN.md). Not the global fetch either: its first use loads undici (~40 ms). A
+ * kept-alive connection can be closed by the server just as it is reused: one that waited (reused, or
+ * opened ahead) and closes before any byte of the answer has the request sent once more on a new
  * connection, as Node's documentation of `request.reusedSocket` advises.
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
-  const transport = transportFor(request.url.protocol);
+  const head = requestHead(request);
+  const origin = request.url.origin;
+  const connection = waiting.get(origin)?.pop();
   try {
-    return await sendOnce(transport, request);
+    return await exchange(request, head, connection && stopWaiting(connection).ref());
   } catch (error) {
     if (!(error instanceof StaleConnectionError)) throw error;
   }
-  // Its idle siblings are as old, and as likely closed: none is reused for the second try.
-  for (const sockets of Object.values(transport.agent.freeSockets))
-    for (const s of sockets ?? []) s.destroy();
+  // Its waiting siblings are as old, and as likely closed: none is reused for the second try.
+  for (const sibling of waiting.get(origin)?.splice(0) ?? []) stopWaiting(sibling).destroy();
   try {
-    return { ...(await sendOnce(transport, request)), resent: true };
+    return { ...(await exchange(request, head, undefined)), resent: true };
   } catch (error) {
     // The first request may have reached the server, whatever became of the second.
     throw error instanceof NoAnswerError && !error.requestSent ? new NoAnswerError(true, error.cause) : error;
   }
 }
 
-/** A reused connection, or one opened ahead, reset before any byte of the answer came. */
-class StaleConnectionError extends NoAnswerError {}
-
-function sendOnce(
-  { request, agent, ahead }: Transport,
-  { method, url, headers, body, signal }: OutboundRequest,
-) {
-  return new Promise<OutboundResponse>((resolve, reject) => {
-    let connected = false;
-    let answerBytesBefore = 0;
-    let connection: Socket | undefined;
-    const outgoing: ClientRequest = request(
-      url,
-      { method, headers, agent, signal },
-      (incoming: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        incoming.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) incoming.destroy(new Error(`answer over ${MAX_ANSWER_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        incoming.on("end", () =>
-          resolve({
-            status: incoming.statusCode ?? 0,
-            headers: incoming.headers,
-            body: Buffer.concat(chunks),
-            resent: false,
-          }),
-        );
-        incoming.on("error", (error) => reject(new NoAnswerError(true, error)));
-      },
-    );
-    outgoing.on("socket", (socket: Socket) => {
-      connection = socket;
-      answerBytesBefore = socket.bytesRead;
-      if (socket.connecting) socket.once("connect", () => (connected = true));
-      else connected = true;
-    });
-    outgoing.on("error", (error: Error & { code?: string }) => {
-      const idleBefore =
-        outgoing.reusedSocket || (connection !== undefined && ahead.wasOpenedAhead(connection));
-      const stale =
-        idleBefore &&
-        !signal.aborted &&
-        (error.code === "ECONNRESET" || error.code === "EPIPE") &&
-        connection?.bytesRead === answerBytesBefore;
-      reject(stale ? new StaleConnectionError(true, error) : new NoAnswerError(connected, error));
-    });
-    outgoing.end(body);
+/**
+ * Opens a connection to `url`'s origin (TCP, and TLS for https:) without sending anything, for the next
+ * request there: a cold start's first request then finds its connection open, or opening. It is started
+ * before this returns; resolves once it is open. Never rejects; a connection that fails is not used.
+ */
+export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
+  const socket = connect(url);
+  // Until it is open, it keeps the process up, as the request it is for would.
+  keep(url.origin, socket).ref();
+  await new Promise<void>((resolve) => {
+    const giveUp = () => open.has(socket) || dropWaiting.call(socket);
+    const settle = () => {
+      signal.removeEventListener("abort", giveUp);
+      if (waiting.get(url.origin)?.includes(socket)) socket.unref();
+      resolve();
+    };
+    socket.once(url.protocol === "https:" ? "secureConnect" : "connect", settle).once("close", settle);
+    if (signal.aborted) giveUp();
+    else signal.addEventListener("abort", giveUp, { once: true });
   });
 }
 
+/** The request line and headers; a header that would end its line early is refused, as node:http does. */
+function requestHead({ method, url, headers, body }: OutboundRequest): string {
+  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+  if (headers.host === undefined) head += `host: ${url.host}\r\n`;
+  if (body !== undefined && headers["content-length"] === undefined) {
+    head += `content-length: ${Buffer.byteLength(body)}\r\n`;
+  }
+  for (const name in headers) {
+    const line = `${name}: ${headers[name]}`;
+    if (/[\0\r\n]/.test(line)) throw new TypeError(`the header ${name} holds a line break`);
+    head += `${line}\r\n`;
+  }
+  return `${head}\r\n`;
+}
+
 /**
- * Opens a connection to `url`'s origin (TCP, and TLS for https:) without sending anything, for the next
- * request there that would open one: a cold start's first request then finds its connection open. It is
- * started before this returns; resolves once it is open. Never rejects; a connection that fails is not used.
+ * Sends `head` and the body on `connection` (one that waited) or on a new one, and reads the answer. One
+ * that waited and closes before any byte of the answer is stale; any other failure is no answer, sent
+ * unless the connection never opened.
  */
-export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
-  await transportFor(url.protocol).ahead.open(url, signal);
+function exchange(
+  { url, body, signal }: OutboundRequest,
+  head: string,
+  connection: Socket | undefined,
+): Promise<OutboundResponse> {
+  const socket = connection ?? connect(url);
+  return new Promise((resolve, reject) => {
+    let received = false;
+    const read = readAnswer();
+    const end = (answer: ReadAnswer | undefined, failure?: unknown) => {
+      socket.off("data", onData).off("end", onEnd).off("error", onFail).off("close", onFail);
+      signal.removeEventListener("abort", onFail);
+      if (answer?.keepAlive) keep(url.origin, socket);
+      else socket.destroy();
+      if (answer)
+        return resolve({ status: answer.status, headers: answer.headers, body: answer.body, resent: false });
+      const sent = received || open.has(socket);
+      const stale = connection !== undefined && sent && !received && !signal.aborted;
+      reject(new (stale ? StaleConnectionError : NoAnswerError)(sent, failure));
+    };
+    const onData = (chunk: Buffer) => {
+      received = true;
+      try {
+        const answer = read.more(chunk);
+        if (answer) end(answer);
+      } catch (error) {
+        end(undefined, error);
+      }
+    };
+    // Only the connection's end can complete an answer: one whose body ends with the connection.
+    const onEnd = () => end(read.closed(), new Error("the connection closed before the answer ended"));
+    const onFail = (error?: unknown) =>
+      end(undefined, signal.aborted ? signal.reason : error instanceof Error ? error : new Error("closed"));
+    if (signal.aborted) return onFail();
+    socket.on("data", onData).on("end", onEnd).on("error", onFail).on("close", onFail);
+    signal.addEventListener("abort", onFail, { once: true });
+    socket.write(body === undefined ? head : head + body);
+  });
 }
 
-function transportFor(protocol: string): Transport {
-  let transport = transports.get(protocol);
-  if (transport === undefined) {
-    transport = loadTransport(protocol);
-    transports.set(protocol, transport);
-  }
-  return transport;
+function keep(origin: string, socket: Socket): Socket {
+  const list = waiting.get(origin) ?? [];
+  waiting.set(origin, list);
+  list.push(socket);
+  return socket
+    .on("data", dropWaiting)
+    .on("end", dropWaiting)
+    .on("close", dropWaiting)
+    .on("error", dropWaiting)
+    .unref();
 }
 
-/** node:https or node:http, loaded at first use, synchronously: an init that opens a connection does it at once. */
-function loadTransport(protocol: string): Transport {
-  if (protocol === "https:") {
-    const https = process.getBuiltinModule("node:https");
-    const agent = new https.Agent({ keepAlive: true });
-    return { request: https.request, agent, ahead: connectionsAhead(agent, 443) };
+/** A waiting connection that failed, closed or spoke: out of the pool, and closed. */
+function dropWaiting(this: Socket): void {
+  for (const list of waiting.values()) {
+    const at = list.indexOf(this);
+    if (at >= 0) stopWaiting(list.splice(at, 1)[0] as Socket).destroy();
   }
-  if (protocol === "http:") {
-    const http = process.getBuiltinModule("node:http");
-    const agent = new http.Agent({ keepAlive: true });
-    return { request: http.request, agent, ahead: connectionsAhead(agent, 80) };
-  }
-  throw new Error(`unsupported protocol ${protocol}`);
+}
+
+function stopWaiting(socket: Socket): Socket {
+  return socket
+    .off("data", dropWaiting)
+    .off("end", dropWaiting)
+    .off("close", dropWaiting)
+    .off("error", dropWaiting);
+}
+
+/** A new connection, TCP or TLS: node:net or node:tls loaded at first use, synchronously. */
+function connect(url: URL): Socket {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const secure = url.protocol === "https:";
+  if (!secure && url.protocol !== "http:") throw new Error(`unsupported protocol ${url.protocol}`);
+  const socket = secure
+    ? process.getBuiltinModule("node:tls").connect({
+        host,
+        port: Number(url.port) || 443,
+        // TLS's server name: the host, unless it is an IP address, which SNI does not carry.
+        servername: /^[\d.]+$/.test(host) || host.includes(":") ? undefined : host,
+        session: tlsSessions.get(url.origin),
+      })
+    : process.getBuiltinModule("node:net").connect({ host, port: Number(url.port) || 80 });
+  if (secure) socket.on("session", (session: Buffer) => tlsSessions.set(url.origin, session));
+  return socket.setNoDelay(true).once(secure ? "secureConnect" : "connect", () => open.add(socket));
 }

@@ -50,7 +50,7 @@ describe("the bundle", () => {
     expect(inputs.filter((input) => !input.startsWith("lambda/"))).toEqual([]);
     expect(inputs.filter((input) => /^lambda\/.*\.test\./.test(input))).toEqual([]);
 
-    // Its only Node modules are the HTTP clients and node:crypto (SigV4, and the token's signature), all
+    // Its only Node modules are the sockets its HTTP client opens (node:net, node:tls) and node:crypto (SigV4, and the token's signature), all
     // loaded on first use with process.getBuiltinModule (test/infra/bundling.test.ts checks that importing
     // the bundle loads no node:crypto), and, in the traces' chunk that only a sampled invocation loads,
     // node:async_hooks and node:dgram: no AWS SDK, no jose, no ajv runtime, no tracing SDK.
@@ -64,8 +64,8 @@ describe("the bundle", () => {
     );
     expect([...new Set([...nodeImports, ...loadedOnFirstUse])].sort()).toEqual([
       "getBuiltinModule node:crypto",
-      "getBuiltinModule node:http",
-      "getBuiltinModule node:https",
+      "getBuiltinModule node:net",
+      "getBuiltinModule node:tls",
       "import-statement node:async_hooks (traces)",
       "import-statement node:dgram (traces)",
     ]);

@@ -195,6 +195,82 @@ describe("a connection opened ahead", () => {
   });
 });
 
+/** A server whose answers are written as `answer` says, counting connections and requests. */
+async function scriptedServer(
+  answer: (response: import("node:http").ServerResponse, received: number) => void,
+) {
+  let connections = 0;
+  let received = 0;
+  server = createServer((request, response) => {
+    received++;
+    request.resume();
+    request.on("end", () => answer(response, received));
+  });
+  server.on("connection", () => connections++);
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: new URL(`http://127.0.0.1:${port}/`), connections: () => connections };
+}
+
+describe("answers as servers frame them, on connections kept for the next request", () => {
+  it("reads a chunked answer, and sends the next request on the same connection", async () => {
+    const scripted = await scriptedServer((response, received) => {
+      response.writeHead(200, { "x-answer": String(received) });
+      response.write("first part, ");
+      response.end("second part");
+    });
+    const first = await post(scripted.url);
+    expect(first.headers["transfer-encoding"]).toBe("chunked");
+    expect(first.headers["x-answer"]).toBe("1");
+    expect(first.body.toString()).toBe("first part, second part");
+    expect((await post(scripted.url)).body.toString()).toBe("first part, second part");
+    expect(scripted.connections()).toBe(1);
+  });
+
+  it("reads an answer the close ends, and opens a new connection for the next request", async () => {
+    const scripted = await scriptedServer((response, received) => {
+      response.socket?.end(`HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nanswer ${received}`);
+    });
+    expect((await post(scripted.url)).body.toString()).toBe("answer 1");
+    expect((await post(scripted.url)).body.toString()).toBe("answer 2");
+    expect(scripted.connections()).toBe(2);
+  });
+
+  it("gives up when the signal aborts before the answer ends: sent, and the connection is not kept", async () => {
+    const scripted = await scriptedServer((response) => {
+      response.writeHead(200, { "content-length": "10" });
+      response.write("half");
+    });
+    const failure = await sendRequest({
+      method: "POST",
+      url: scripted.url,
+      headers: {},
+      body: "x",
+      signal: AbortSignal.timeout(200),
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NoAnswerError);
+    expect((failure as NoAnswerError).requestSent).toBe(true);
+    expect((failure as NoAnswerError).message).toMatch(/TimeoutError/);
+    server?.removeAllListeners("request");
+    server?.on("request", (_request, response) => response.end("next"));
+    expect((await post(scripted.url)).body.toString()).toBe("next");
+    expect(scripted.connections()).toBe(2);
+  });
+
+  it("refuses to send a header value that would end its line early", async () => {
+    const scripted = await scriptedServer((response) => response.end("never"));
+    const sending = sendRequest({
+      method: "POST",
+      url: scripted.url,
+      headers: { "x-injected": "a\r\nx-other: b" },
+      body: "x",
+      signal: AbortSignal.timeout(5000),
+    });
+    await expect(sending).rejects.toThrow(TypeError);
+    expect(scripted.connections()).toBe(0);
+  });
+});
+
 describe("over TLS, in a process of its own", () => {
   const execute = promisify(execFile);
   const run = (file: string, args: string[], options: object) =>

@@ -1,0 +1,154 @@
+/**
+ * An HTTP/1.1 answer (RFC 9112), read as its bytes come, for lambda/transport/http-request.ts: the status
+ * line, the header fields, and the body framed by Content-Length, by chunked transfer coding, or by the
+ * connection's close. What is not such an answer throws. node:http's parser reads the same bytes the same
+ * way: test/hardening/http-answer-differential.test.ts.
+ */
+
+export interface Answer {
+  status: number;
+  /** Names in lower case; the values of a name sent more than once joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** An answer read whole, and whether its connection may carry another request. */
+export interface ReadAnswer extends Answer {
+  keepAlive: boolean;
+}
+
+export interface AnswerReader {
+  /** The answer, once `chunk` completes it; undefined until then. */
+  more(chunk: Buffer): ReadAnswer | undefined;
+  /** The answer, when the connection's end completes it (a body framed by the close); else undefined. */
+  closed(): ReadAnswer | undefined;
+}
+
+/** An answer larger than this is not one of DynamoDB's or a JWKS: refuse it rather than buffer it. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** node:http's default limit on an answer's head. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
+const FIELD = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):([\t\x20-\x7e\x80-\xff]*)$/;
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,8})(?:;[\t\x20-\x7e\x80-\xff]*)?$/;
+
+interface Head extends Answer {
+  /** The body's length, or how it ends: with a chunk of size 0, or with the connection. */
+  framing: number | "chunked" | "close";
+  persistent: boolean;
+}
+
+export function readAnswer(): AnswerReader {
+  let bytes: Buffer = Buffer.alloc(0);
+  let head: Head | undefined;
+  // Bytes after the answer are no answer to anything: the connection is out of step, as node:http finds.
+  const whole = (body: Buffer, rest: number): ReadAnswer | undefined => {
+    if (rest > 0) throw malformed("bytes after the answer");
+    return head && { status: head.status, headers: head.headers, body, keepAlive: head.persistent };
+  };
+  return {
+    more(chunk) {
+      bytes = bytes.length === 0 ? chunk : Buffer.concat([bytes, chunk]);
+      if (bytes.length > MAX_HEAD_BYTES + MAX_ANSWER_BYTES) throw tooLarge();
+      while (head === undefined) {
+        const end = bytes.indexOf("\r\n\r\n");
+        if (end < 0 || end > MAX_HEAD_BYTES) {
+          if (bytes.length > MAX_HEAD_BYTES) throw malformed(`head over ${MAX_HEAD_BYTES} bytes`);
+          return undefined;
+        }
+        const read = readHead(bytes.toString("latin1", 0, end));
+        bytes = bytes.subarray(end + 4);
+        // 1xx: an interim answer (RFC 9110 §15.2); the final one follows.
+        if (read.status > 199) head = read;
+      }
+      const { framing } = head;
+      if (framing === "chunked") {
+        const decoded = chunkedBody(bytes);
+        return decoded && whole(decoded.body, bytes.length - decoded.end);
+      }
+      if (framing === "close") return undefined;
+      return bytes.length < framing ? undefined : whole(bytes.subarray(0, framing), bytes.length - framing);
+    },
+    closed: () => (head?.framing === "close" ? whole(bytes, 0) : undefined),
+  };
+}
+
+/** The status line and header fields; the body's framing as RFC 9112 §6.3 orders it. */
+function readHead(text: string): Head {
+  const [statusLine = "", ...lines] = text.split("\r\n");
+  const [, minorVersion, code] = STATUS_LINE.exec(statusLine) ?? [];
+  const status = Number(code);
+  if (code === undefined || status < 100 || status === 101) throw malformed("status line");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const [name, value] = field(line);
+    if (name === "content-length" && name in headers) throw malformed("Content-Length sent twice");
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  const connection = tokens(headers.connection);
+  const coding = tokens(headers["transfer-encoding"]).pop();
+  const length = headers["content-length"];
+  const answer = { status, headers, body: Buffer.alloc(0), persistent: minorVersion === "1" };
+  answer.persistent &&= !connection.includes("close");
+  if (coding !== undefined && length !== undefined) throw malformed("Transfer-Encoding with Content-Length");
+  if (status < 200 || status === 204 || status === 304) return { ...answer, framing: 0 };
+  if (coding === "chunked") return { ...answer, framing: "chunked" };
+  if (coding !== undefined || length === undefined) return { ...answer, framing: "close", persistent: false };
+  if (!/^\d{1,7}$/.test(length)) throw malformed("Content-Length");
+  const framing = Number(length);
+  if (framing > MAX_ANSWER_BYTES) throw tooLarge();
+  return { ...answer, framing };
+}
+
+/** A field line: its name in lower case and its value without the spaces and tabs around it. */
+function field(line: string): [string, string] {
+  const [, name, value = ""] = FIELD.exec(line) ?? [];
+  if (name === undefined) throw malformed("header field");
+  let start = 0;
+  let end = value.length;
+  while (value[start] === " " || value[start] === "\t") start++;
+  while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
+  return [name.toLowerCase(), value.slice(start, end)];
+}
+
+function tokens(list: string | undefined): string[] {
+  return list === undefined ? [] : list.split(",").map((token) => token.trim().toLowerCase());
+}
+
+/**
+ * A chunked body (RFC 9112 §7.1): chunks, each its size in hex (extensions ignored), its bytes and a CRLF,
+ * up to one of size 0, then trailer fields, checked and dropped. Undefined until it is whole; `end` is
+ * where it ends in `bytes`.
+ */
+function chunkedBody(bytes: Buffer): { body: Buffer; end: number } | undefined {
+  const chunks: Buffer[] = [];
+  let size = -1;
+  let at = 0;
+  for (let line = bytes.indexOf("\r\n"); line >= 0; line = bytes.indexOf("\r\n", at)) {
+    const text = bytes.toString("latin1", at, line);
+    at = line + 2;
+    if (size === 0) {
+      if (text === "") return { body: Buffer.concat(chunks), end: at };
+      field(text);
+      continue;
+    }
+    const [, hex] = CHUNK_SIZE.exec(text) ?? [];
+    if (hex === undefined) throw malformed("chunk size");
+    size = Number.parseInt(hex, 16);
+    if (size === 0) continue;
+    if (bytes.length < at + size + 2) return undefined;
+    if (bytes.toString("latin1", at + size, at + size + 2) !== "\r\n") throw malformed("chunk");
+    chunks.push(bytes.subarray(at, at + size));
+    at += size + 2;
+  }
+  return undefined;
+}
+
+function malformed(part: string): Error {
+  return new Error(`malformed HTTP answer: ${part}`);
+}
+
+function tooLarge(): Error {
+  return new Error(`answer over ${MAX_ANSWER_BYTES} bytes`);
+}
