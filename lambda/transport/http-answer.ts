@@ -40,21 +40,19 @@ interface Head extends Answer {
 }
 
 export function readAnswer(): AnswerReader {
-  let bytes: Buffer = Buffer.alloc(0);
+  let bytes = Buffer.alloc(0) as Buffer;
   let head: Head | undefined;
   // Bytes after the answer are no answer to anything: the connection is out of step, as node:http finds.
-  const whole = (body: Buffer, rest: number): ReadAnswer | undefined => {
-    if (rest > 0) throw malformed("bytes after the answer");
+  const whole = (body: Buffer, end: number): ReadAnswer | undefined => {
+    if (end < bytes.length) throw malformed("bytes after the answer");
     return head && { status: head.status, headers: head.headers, body, keepAlive: head.persistent };
   };
   return {
     more(chunk) {
-      bytes = bytes.length === 0 ? chunk : Buffer.concat([bytes, chunk]);
-      if (bytes.length > MAX_HEAD_BYTES + MAX_ANSWER_BYTES) throw tooLarge();
-      while (head === undefined) {
-        const end = bytes.indexOf("\r\n\r\n");
+      bytes = Buffer.concat([bytes, chunk]);
+      for (let end = bytes.indexOf("\r\n\r\n"); head === undefined; end = bytes.indexOf("\r\n\r\n")) {
         if (end < 0 || end > MAX_HEAD_BYTES) {
-          if (bytes.length > MAX_HEAD_BYTES) throw malformed(`head over ${MAX_HEAD_BYTES} bytes`);
+          if (bytes.length > MAX_HEAD_BYTES) throw malformed("head too long");
           return undefined;
         }
         const read = readHead(bytes.toString("latin1", 0, end));
@@ -65,12 +63,14 @@ export function readAnswer(): AnswerReader {
       const { framing } = head;
       if (framing === "chunked") {
         const decoded = chunkedBody(bytes);
-        return decoded && whole(decoded.body, bytes.length - decoded.end);
+        return decoded && whole(decoded.body, decoded.end);
       }
-      if (framing === "close") return undefined;
-      return bytes.length < framing ? undefined : whole(bytes.subarray(0, framing), bytes.length - framing);
+      if (bytes.length > MAX_ANSWER_BYTES) throw tooLarge();
+      return framing === "close" || bytes.length < framing
+        ? undefined
+        : whole(bytes.subarray(0, framing), framing);
     },
-    closed: () => (head?.framing === "close" ? whole(bytes, 0) : undefined),
+    closed: () => (head?.framing === "close" ? whole(bytes, bytes.length) : undefined),
   };
 }
 
@@ -79,37 +79,37 @@ function readHead(text: string): Head {
   const [statusLine = "", ...lines] = text.split("\r\n");
   const [, minorVersion, code] = STATUS_LINE.exec(statusLine) ?? [];
   const status = Number(code);
-  if (code === undefined || status < 100 || status === 101) throw malformed("status line");
+  if (!code || status < 100 || status === 101) throw malformed("status line");
   const headers: Record<string, string> = {};
   for (const line of lines) {
-    const [name, value] = field(line);
-    if (name === "content-length" && name in headers) throw malformed("Content-Length sent twice");
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+    const [, name = "", value = ""] = FIELD.exec(line) ?? [];
+    const key = name.toLowerCase();
+    if (!name || (key === "content-length" && key in headers)) throw malformed(`field ${key}`);
+    headers[key] = key in headers ? `${headers[key]}, ${trim(value)}` : trim(value);
   }
-  const connection = tokens(headers.connection);
   const coding = tokens(headers["transfer-encoding"]).pop();
   const length = headers["content-length"];
-  const answer = { status, headers, body: Buffer.alloc(0), persistent: minorVersion === "1" };
-  answer.persistent &&= !connection.includes("close");
-  if (coding !== undefined && length !== undefined) throw malformed("Transfer-Encoding with Content-Length");
-  if (status < 200 || status === 204 || status === 304) return { ...answer, framing: 0 };
-  if (coding === "chunked") return { ...answer, framing: "chunked" };
-  if (coding !== undefined || length === undefined) return { ...answer, framing: "close", persistent: false };
-  if (!/^\d{1,7}$/.test(length)) throw malformed("Content-Length");
-  const framing = Number(length);
-  if (framing > MAX_ANSWER_BYTES) throw tooLarge();
-  return { ...answer, framing };
+  let persistent = minorVersion === "1" && !tokens(headers.connection).includes("close");
+  let framing: Head["framing"] = "close";
+  if (status < 200 || status === 204 || status === 304) framing = 0;
+  else if (coding !== undefined && length !== undefined) throw malformed("framing");
+  else if (coding === "chunked") framing = coding;
+  else if (coding === undefined && length !== undefined) {
+    if (!/^\d{1,7}$/.test(length)) throw malformed("field content-length");
+    framing = Number(length);
+  } else persistent = false;
+  return { status, headers, body: bytesNone, framing, persistent };
 }
 
-/** A field line: its name in lower case and its value without the spaces and tabs around it. */
-function field(line: string): [string, string] {
-  const [, name, value = ""] = FIELD.exec(line) ?? [];
-  if (name === undefined) throw malformed("header field");
+const bytesNone = Buffer.alloc(0);
+
+/** A field value without the spaces and tabs around it (a loop: a regular expression would be quadratic). */
+function trim(value: string): string {
   let start = 0;
   let end = value.length;
   while (value[start] === " " || value[start] === "\t") start++;
   while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
-  return [name.toLowerCase(), value.slice(start, end)];
+  return value.slice(start, end);
 }
 
 function tokens(list: string | undefined): string[] {
@@ -129,14 +129,15 @@ function chunkedBody(bytes: Buffer): { body: Buffer; end: number } | undefined {
     const text = bytes.toString("latin1", at, line);
     at = line + 2;
     if (size === 0) {
-      if (text === "") return { body: Buffer.concat(chunks), end: at };
-      field(text);
+      if (!text) return { body: Buffer.concat(chunks), end: at };
+      if (!FIELD.test(text)) throw malformed("trailer field");
       continue;
     }
     const [, hex] = CHUNK_SIZE.exec(text) ?? [];
     if (hex === undefined) throw malformed("chunk size");
     size = Number.parseInt(hex, 16);
     if (size === 0) continue;
+    if (bytes.length > MAX_ANSWER_BYTES) throw tooLarge();
     if (bytes.length < at + size + 2) return undefined;
     if (bytes.toString("latin1", at + size, at + size + 2) !== "\r\n") throw malformed("chunk");
     chunks.push(bytes.subarray(at, at + size));
@@ -146,7 +147,7 @@ function chunkedBody(bytes: Buffer): { body: Buffer; end: number } | undefined {
 }
 
 function malformed(part: string): Error {
-  return new Error(`malformed HTTP answer: ${part}`);
+  return new Error(`the answer is not HTTP/1.1: ${part}`);
 }
 
 function tooLarge(): Error {

@@ -236,6 +236,20 @@ describe("answers as servers frame them, on connections kept for the next reques
     expect(scripted.connections()).toBe(2);
   });
 
+  for (const [answerHead, why] of [
+    ["HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 8", "Connection: close"],
+    ["HTTP/1.0 200 OK\r\ncontent-length: 8", "HTTP/1.0"],
+  ] as const) {
+    it(`does not reuse a connection its answer ends (${why}), though the answer has a length`, async () => {
+      const scripted = await scriptedServer((response, received) => {
+        response.socket?.write(`${answerHead}\r\n\r\nanswer ${received}`);
+      });
+      expect((await post(scripted.url)).body.toString()).toBe("answer 1");
+      expect((await post(scripted.url)).body.toString()).toBe("answer 2");
+      expect(scripted.connections()).toBe(2);
+    });
+  }
+
   it("gives up when the signal aborts before the answer ends: sent, and the connection is not kept", async () => {
     const scripted = await scriptedServer((response) => {
       response.writeHead(200, { "content-length": "10" });
