@@ -35,6 +35,7 @@ export async function parseNewPlant(
 }
 
 function requireJsonMediaType(contentType: string | undefined): void {
+  if (contentType === "application/json") return;
   const [mediaType = "", ...parameters] = (contentType ?? "").split(";").map((part) => part.trim());
   const charset = parameters
     .map((parameter) => /^charset\s*=\s*"?([^"]*)"?$/i.exec(parameter)?.[1])

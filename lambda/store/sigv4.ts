@@ -36,18 +36,20 @@ export function signedHeaders(
   const { createHash, createHmac, createSecretKey } = nodeCrypto();
   const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
 
-  const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");
+  const amzDate = basicFormat(now);
   const scope = `${amzDate.slice(0, 8)}/${region}/${request.service}/aws4_request`;
   const headers: Record<string, string> = { host: request.url.host, "x-amz-date": amzDate };
-  for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
+  for (const name in request.headers) headers[name.toLowerCase()] = request.headers[name] ?? "";
   if (credentials.sessionToken) headers["x-amz-security-token"] = credentials.sessionToken;
 
   const names = Object.keys(headers).sort();
   const signedHeaderNames = names.join(";");
+  let canonicalHeaders = "";
+  for (const name of names) canonicalHeaders += `${name}:${canonicalValue(headers[name] ?? "")}\n`;
   const canonicalRequest = [
     request.method,
     canonicalResource(request.url),
-    names.map((name) => `${name}:${headers[name]?.trim().replace(/\s+/g, " ")}\n`).join(""),
+    canonicalHeaders,
     signedHeaderNames,
     sha256Hex(request.body),
   ].join("\n");
@@ -64,6 +66,25 @@ export function signedHeaders(
     `${ALGORITHM} Credential=${credentials.accessKeyId}/${scope}, ` +
     `SignedHeaders=${signedHeaderNames}, Signature=${signature}`;
   return headers;
+}
+
+/** The last second formatted: calls in the same second (most of a busy instance's) reuse it. */
+let formatted = { second: Number.NaN, text: "" };
+
+/** `20261123T103045Z`: ISO 8601's basic format, in seconds, as SigV4 dates a request. */
+function basicFormat(date: Date): string {
+  const second = Math.floor(date.getTime() / 1000);
+  if (formatted.second !== second) {
+    const iso = date.toISOString();
+    const text = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
+    formatted = { second, text };
+  }
+  return formatted.text;
+}
+
+/** A header value as SigV4 signs it: trimmed, each run of whitespace one space (most need neither). */
+function canonicalValue(value: string): string {
+  return /^\s|\s$|\s\s|[^\S ]/.test(value) ? value.trim().replace(/\s+/g, " ") : value;
 }
 
 /** RFC 3986 unreserved characters stay; everything else is percent-encoded. */

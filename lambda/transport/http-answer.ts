@@ -49,7 +49,7 @@ export function readAnswer(): AnswerReader {
   };
   return {
     more(chunk) {
-      bytes = Buffer.concat([bytes, chunk]);
+      bytes = bytes.length === 0 ? chunk : Buffer.concat([bytes, chunk]);
       for (let end = bytes.indexOf("\r\n\r\n"); head === undefined; end = bytes.indexOf("\r\n\r\n")) {
         if (end < 0 || end > MAX_HEAD_BYTES) {
           if (bytes.length > MAX_HEAD_BYTES) throw malformed("head too long");
@@ -76,13 +76,14 @@ export function readAnswer(): AnswerReader {
 
 /** The status line and header fields; the body's framing as RFC 9112 §6.3 orders it. */
 function readHead(text: string): Head {
-  const [statusLine = "", ...lines] = text.split("\r\n");
-  const [, minorVersion, code] = STATUS_LINE.exec(statusLine) ?? [];
+  let lineEnd = text.indexOf("\r\n");
+  const [, minorVersion, code] = STATUS_LINE.exec(lineEnd < 0 ? text : text.slice(0, lineEnd)) ?? [];
   const status = Number(code);
   if (!code || status < 100 || status === 101) throw malformed("status line");
   const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const [, name = "", value = ""] = FIELD.exec(line) ?? [];
+  for (let at = lineEnd + 2; lineEnd >= 0; at = lineEnd + 2) {
+    lineEnd = text.indexOf("\r\n", at);
+    const [, name = "", value = ""] = FIELD.exec(text.slice(at, lineEnd < 0 ? text.length : lineEnd)) ?? [];
     const key = name.toLowerCase();
     if (!name || (key === "content-length" && key in headers)) throw malformed(`field ${key}`);
     headers[key] = key in headers ? `${headers[key]}, ${trim(value)}` : trim(value);

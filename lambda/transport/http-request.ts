@@ -36,39 +36,59 @@ export class NoAnswerError extends Error {
 /** A reused connection, or one opened ahead, closed or reset before any byte of the answer came. */
 class StaleConnectionError extends NoAnswerError {}
 
+/** What a connection says goes to the exchange under way on it; with none, the connection is dropped. */
+interface Exchange {
+  data(chunk: Buffer): void;
+  end(): void;
+  fail(error?: unknown): void;
+}
+
+/** A connection to an origin: its socket, whether it is open yet, and the exchange under way on it. */
+interface Connection {
+  socket: Socket;
+  origin: string;
+  /** TCP connected (TLS done for https:): a request written on it may have reached the server. */
+  open: boolean;
+  exchange: Exchange | undefined;
+}
+
 /**
  * By origin, the connections waiting for a request: opened ahead (openConnection) or kept alive after an
  * answer, the last kept taken first, as node:http's agent does. While one waits it does not keep the
  * process up, and one that fails, closes or says anything unasked is dropped.
  */
-const waiting = new Map<string, Socket[]>();
-/** Connections open (TLS done for https:): a request written on one may have reached the server. */
-const open = new WeakSet<Socket>();
+const waiting = new Map<string, Connection[]>();
 /** By origin, the last TLS session, so that a new connection resumes it instead of a full handshake. */
 const tlsSessions = new Map<string, Buffer>();
 
 /**
  * One HTTP/1.1 request on a kept-alive connection of its own pool, written in one piece and its answer
  * read by readAnswer (http-answer.ts). Not node:http: its request and response objects, agent and
- * parser cost a warm create about half of its CPU beyond the warm floor, and its modules a cold start
- * their load (docs/DESIGN.md). Not the global fetch either: its first use loads undici (~40 ms). A
- * kept-alive connection can be closed by the server just as it is reused: one that waited (reused, or
- * opened ahead) and closes before any byte of the answer has the request sent once more on a new
- * connection, as Node's documentation of `request.reusedSocket` advises.
+ * parser cost a warm create about a third of its CPU, and its modules a cold start their load
+ * (docs/DESIGN.md). Not the global fetch either: its first use loads undici (~40 ms). A kept-alive
+ * connection can be closed by the server just as it is reused: one that waited (reused, or opened ahead)
+ * and closes before any byte of the answer has the request sent once more on a new connection, as Node's
+ * documentation of `request.reusedSocket` advises.
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const head = requestHead(request);
   const origin = request.url.origin;
   const connection = waiting.get(origin)?.pop();
   try {
-    return await exchange(request, head, connection && stopWaiting(connection).ref());
+    connection?.socket.ref();
+    return await exchange(
+      request,
+      head,
+      connection ?? connect(request.url, origin),
+      connection !== undefined,
+    );
   } catch (error) {
     if (!(error instanceof StaleConnectionError)) throw error;
   }
   // Its waiting siblings are as old, and as likely closed: none is reused for the second try.
-  for (const sibling of waiting.get(origin)?.splice(0) ?? []) stopWaiting(sibling).destroy();
+  for (const sibling of waiting.get(origin)?.splice(0) ?? []) sibling.socket.destroy();
   try {
-    return { ...(await exchange(request, head, undefined)), resent: true };
+    return { ...(await exchange(request, head, connect(request.url, origin), false)), resent: true };
   } catch (error) {
     // The first request may have reached the server, whatever became of the second.
     throw error instanceof NoAnswerError && !error.requestSent ? new NoAnswerError(true, error.cause) : error;
@@ -81,14 +101,16 @@ export async function sendRequest(request: OutboundRequest): Promise<OutboundRes
  * before this returns; resolves once it is open. Never rejects; a connection that fails is not used.
  */
 export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
-  const socket = connect(url);
+  const connection = connect(url, url.origin);
+  const { socket } = connection;
+  keep(connection);
   // Until it is open, it keeps the process up, as the request it is for would.
-  keep(url.origin, socket).ref();
+  socket.ref();
   await new Promise<void>((resolve) => {
-    const giveUp = () => open.has(socket) || dropWaiting.call(socket);
+    const giveUp = () => connection.open || drop(connection);
     const settle = () => {
       signal.removeEventListener("abort", giveUp);
-      if (waiting.get(url.origin)?.includes(socket)) socket.unref();
+      if (waiting.get(connection.origin)?.includes(connection)) socket.unref();
       resolve();
     };
     socket.once(url.protocol === "https:" ? "secureConnect" : "connect", settle).once("close", settle);
@@ -113,80 +135,67 @@ function requestHead({ method, url, headers, body }: OutboundRequest): string {
 }
 
 /**
- * Sends `head` and the body on `connection` (one that waited) or on a new one, and reads the answer. One
- * that waited and closes before any byte of the answer is stale; any other failure is no answer, sent
- * unless the connection never opened.
+ * Sends `head` and the body on `connection` and reads the answer. One that `waited` and closes before any
+ * byte of the answer is stale; any other failure is no answer, sent unless the connection never opened.
  */
 function exchange(
-  { url, body, signal }: OutboundRequest,
+  { body, signal }: OutboundRequest,
   head: string,
-  connection: Socket | undefined,
+  connection: Connection,
+  waited: boolean,
 ): Promise<OutboundResponse> {
-  const socket = connection ?? connect(url);
   return new Promise((resolve, reject) => {
     let received = false;
     const read = readAnswer();
-    const end = (answer: ReadAnswer | undefined, failure?: unknown) => {
-      socket.off("data", onData).off("end", onEnd).off("error", onFail).off("close", onFail);
-      signal.removeEventListener("abort", onFail);
-      if (answer?.keepAlive) keep(url.origin, socket);
-      else socket.destroy();
+    const finish = (answer: ReadAnswer | undefined, failure?: unknown) => {
+      connection.exchange = undefined;
+      signal.removeEventListener("abort", abort);
+      if (answer?.keepAlive) keep(connection);
+      else connection.socket.destroy();
       if (answer)
         return resolve({ status: answer.status, headers: answer.headers, body: answer.body, resent: false });
-      const sent = received || open.has(socket);
-      const stale = connection !== undefined && sent && !received && !signal.aborted;
+      const sent = received || connection.open;
+      const stale = waited && sent && !received && !signal.aborted;
       reject(new (stale ? StaleConnectionError : NoAnswerError)(sent, failure));
     };
-    const onData = (chunk: Buffer) => {
-      received = true;
-      try {
-        const answer = read.more(chunk);
-        if (answer) end(answer);
-      } catch (error) {
-        end(undefined, error);
-      }
+    const abort = () => finish(undefined, signal.reason);
+    if (signal.aborted) return abort();
+    connection.exchange = {
+      data(chunk) {
+        received = true;
+        try {
+          const answer = read.more(chunk);
+          if (answer) finish(answer);
+        } catch (error) {
+          finish(undefined, error);
+        }
+      },
+      // Only the connection's end can complete an answer: one whose body ends with the connection.
+      end: () => finish(read.closed(), new Error("the connection closed before the answer ended")),
+      fail: (error) => finish(undefined, error ?? new Error("the connection closed before the answer ended")),
     };
-    // Only the connection's end can complete an answer: one whose body ends with the connection.
-    const onEnd = () => end(read.closed(), new Error("the connection closed before the answer ended"));
-    const onFail = (error?: unknown) =>
-      end(undefined, signal.aborted ? signal.reason : error instanceof Error ? error : new Error("closed"));
-    if (signal.aborted) return onFail();
-    socket.on("data", onData).on("end", onEnd).on("error", onFail).on("close", onFail);
-    signal.addEventListener("abort", onFail, { once: true });
-    socket.write(body === undefined ? head : head + body);
+    signal.addEventListener("abort", abort, { once: true });
+    connection.socket.write(body === undefined ? head : head + body);
   });
 }
 
-function keep(origin: string, socket: Socket): Socket {
-  const list = waiting.get(origin) ?? [];
-  waiting.set(origin, list);
-  list.push(socket);
-  return socket
-    .on("data", dropWaiting)
-    .on("end", dropWaiting)
-    .on("close", dropWaiting)
-    .on("error", dropWaiting)
-    .unref();
+/** Keeps `connection` waiting for the next request to its origin. */
+function keep(connection: Connection): void {
+  const list = waiting.get(connection.origin) ?? [];
+  waiting.set(connection.origin, list);
+  list.push(connection);
+  connection.socket.unref();
 }
 
-/** A waiting connection that failed, closed or spoke: out of the pool, and closed. */
-function dropWaiting(this: Socket): void {
-  for (const list of waiting.values()) {
-    const at = list.indexOf(this);
-    if (at >= 0) stopWaiting(list.splice(at, 1)[0] as Socket).destroy();
-  }
-}
-
-function stopWaiting(socket: Socket): Socket {
-  return socket
-    .off("data", dropWaiting)
-    .off("end", dropWaiting)
-    .off("close", dropWaiting)
-    .off("error", dropWaiting);
+/** A connection that failed, closed or spoke while waiting: out of the pool, and closed. */
+function drop(connection: Connection): void {
+  const list = waiting.get(connection.origin) ?? [];
+  if (list.includes(connection)) list.splice(list.indexOf(connection), 1);
+  connection.socket.destroy();
 }
 
 /** A new connection, TCP or TLS: node:net or node:tls loaded at first use, synchronously. */
-function connect(url: URL): Socket {
+function connect(url: URL, origin: string): Connection {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const secure = url.protocol === "https:";
   if (!secure && url.protocol !== "http:") throw new Error(`unsupported protocol ${url.protocol}`);
@@ -196,9 +205,19 @@ function connect(url: URL): Socket {
         port: Number(url.port) || 443,
         // TLS's server name: the host, unless it is an IP address, which SNI does not carry.
         servername: /^[\d.]+$/.test(host) || host.includes(":") ? undefined : host,
-        session: tlsSessions.get(url.origin),
+        session: tlsSessions.get(origin),
       })
     : process.getBuiltinModule("node:net").connect({ host, port: Number(url.port) || 80 });
-  if (secure) socket.on("session", (session: Buffer) => tlsSessions.set(url.origin, session));
-  return socket.setNoDelay(true).once(secure ? "secureConnect" : "connect", () => open.add(socket));
+  const connection: Connection = { socket, origin, open: false, exchange: undefined };
+  if (secure) socket.on("session", (session: Buffer) => tlsSessions.set(origin, session));
+  socket.setNoDelay(true).once(secure ? "secureConnect" : "connect", () => {
+    connection.open = true;
+  });
+  // Listened to once for the connection's life: each exchange takes what it says in turn.
+  socket
+    .on("data", (chunk: Buffer) => (connection.exchange ? connection.exchange.data(chunk) : drop(connection)))
+    .on("end", () => (connection.exchange ? connection.exchange.end() : drop(connection)))
+    .on("error", (error) => (connection.exchange ? connection.exchange.fail(error) : drop(connection)))
+    .on("close", () => (connection.exchange ? connection.exchange.fail() : drop(connection)));
+  return connection;
 }
