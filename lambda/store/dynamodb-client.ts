@@ -111,59 +111,44 @@ export function signedDynamoDbHeaders(
   );
 }
 
-/** DynamoDB's JSON protocol over node:http(s) (lambda/transport/http-request.ts), signed per call. */
+/** DynamoDB's JSON protocol over lambda/transport/http-request.ts, signed per call, observed if asked. */
 export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDbClient {
   const endpoint = new URL(settings.endpoint);
 
-  const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
+  const sendUnobserved = async (operation: string, input: object, signal: AbortSignal) => {
     const payload = JSON.stringify(input);
     // Outside the try: a signing failure is a bug (a 500), not a fault of DynamoDB's to retry.
     const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
     let answer: OutboundResponse;
     try {
-      answer = await sendRequest({
-        method: "POST",
-        url: endpoint,
-        headers,
-        body: payload,
-        signal,
-      });
+      answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
     } catch (error) {
       const requestSent = !(error instanceof NoAnswerError) || error.requestSent;
-      throw new TransientDynamoDbError(`${operation} failed: ${(error as Error).message}`, {
-        cause: error,
-        requestSent,
-      });
+      const message = `${operation} failed: ${(error as Error).message}`;
+      throw new TransientDynamoDbError(message, { cause: error, requestSent });
     }
-    const requestId = answer.headers["x-amzn-requestid"];
-    return {
-      status: answer.status,
-      body: decodeBody(operation, answer),
-      requestId: typeof requestId === "string" ? requestId : undefined,
-      resent: answer.resent,
-    };
+    const { status, resent } = answer;
+    const body = decodeBody(operation, answer);
+    return { status, body, requestId: answer.headers["x-amzn-requestid"], resent };
   };
-  const observeCall = settings.observeCall;
-  const observedSend: typeof send = !observeCall
-    ? send
-    : async (operation, input, signal) => {
-        const ended = observeCall(operation);
-        if (!ended) return send(operation, input, signal);
-        try {
-          const answer = await send(operation, input, signal);
-          const { status, requestId } = answer;
-          ended({ status, requestId, ...(isSuccess(status) ? {} : { errorType: errorType(answer.body) }) });
-          return answer;
-        } catch (failure) {
-          ended({ failure });
-          throw failure;
-        }
-      };
+  const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
+    const ended = settings.observeCall?.(operation);
+    if (!ended) return sendUnobserved(operation, input, signal);
+    try {
+      const answer = await sendUnobserved(operation, input, signal);
+      const { status, requestId } = answer;
+      ended({ status, requestId, ...(isSuccess(status) ? {} : { errorType: errorType(answer.body) }) });
+      return answer;
+    } catch (failure) {
+      ended({ failure });
+      throw failure;
+    }
+  };
 
   return {
-    send: observedSend,
+    send,
     async call(operation, input, signal) {
-      const { status, body, resent } = await observedSend(operation, input, signal);
+      const { status, body, resent } = await send(operation, input, signal);
       if (isSuccess(status)) return body;
       throw new DynamoDbError(errorType(body), status, body, resent);
     },

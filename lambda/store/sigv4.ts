@@ -68,18 +68,14 @@ export function signedHeaders(
   return headers;
 }
 
-/** The last second formatted: calls in the same second (most of a busy instance's) reuse it. */
-let formatted = { second: Number.NaN, text: "" };
+/** `20261123T103045Z`, ISO 8601's basic format in seconds; formatted once a second (toISOString is dear). */
+let lastDate = { second: Number.NaN, text: "" };
 
-/** `20261123T103045Z`: ISO 8601's basic format, in seconds, as SigV4 dates a request. */
 function basicFormat(date: Date): string {
   const second = Math.floor(date.getTime() / 1000);
-  if (formatted.second !== second) {
-    const iso = date.toISOString();
-    const text = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
-    formatted = { second, text };
-  }
-  return formatted.text;
+  if (lastDate.second !== second)
+    lastDate = { second, text: date.toISOString().replace(/[-:]|\.\d{3}/g, "") };
+  return lastDate.text;
 }
 
 /** A header value as SigV4 signs it: trimmed, each run of whitespace one space (most need neither). */

@@ -13,16 +13,7 @@ export interface Answer {
 }
 
 /** An answer read whole, and whether its connection may carry another request. */
-export interface ReadAnswer extends Answer {
-  keepAlive: boolean;
-}
-
-export interface AnswerReader {
-  /** The answer, once `chunk` completes it; undefined until then. */
-  more(chunk: Buffer): ReadAnswer | undefined;
-  /** The answer, when the connection's end completes it (a body framed by the close); else undefined. */
-  closed(): ReadAnswer | undefined;
-}
+export type ReadAnswer = Answer & { keepAlive: boolean };
 
 /** An answer larger than this is not one of DynamoDB's or a JWKS: refuse it rather than buffer it. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -33,13 +24,14 @@ const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
 const FIELD = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):([\t\x20-\x7e\x80-\xff]*)$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,8})(?:;[\t\x20-\x7e\x80-\xff]*)?$/;
 
-interface Head extends Answer {
-  /** The body's length, or how it ends: with a chunk of size 0, or with the connection. */
-  framing: number | "chunked" | "close";
-  persistent: boolean;
-}
+/** The body's length, or how it ends: with a chunk of size 0, or with the connection. */
+type Head = Omit<Answer, "body"> & { framing: number | "chunked" | "close"; persistent: boolean };
 
-export function readAnswer(): AnswerReader {
+/**
+ * `more(chunk)` gives the answer once `chunk` completes it, `closed()` when the connection's end does (a
+ * body framed by the close); each undefined until then.
+ */
+export function readAnswer() {
   let bytes = Buffer.alloc(0) as Buffer;
   let head: Head | undefined;
   // Bytes after the answer are no answer to anything: the connection is out of step, as node:http finds.
@@ -48,7 +40,7 @@ export function readAnswer(): AnswerReader {
     return head && { status: head.status, headers: head.headers, body, keepAlive: head.persistent };
   };
   return {
-    more(chunk) {
+    more(chunk: Buffer): ReadAnswer | undefined {
       bytes = bytes.length === 0 ? chunk : Buffer.concat([bytes, chunk]);
       for (let end = bytes.indexOf("\r\n\r\n"); head === undefined; end = bytes.indexOf("\r\n\r\n")) {
         if (end < 0 || end > MAX_HEAD_BYTES) {
@@ -70,7 +62,8 @@ export function readAnswer(): AnswerReader {
         ? undefined
         : whole(bytes.subarray(0, framing), framing);
     },
-    closed: () => (head?.framing === "close" ? whole(bytes, bytes.length) : undefined),
+    closed: (): ReadAnswer | undefined =>
+      head?.framing === "close" ? whole(bytes, bytes.length) : undefined,
   };
 }
 
@@ -99,10 +92,8 @@ function readHead(text: string): Head {
     if (!/^\d{1,7}$/.test(length)) throw malformed("field content-length");
     framing = Number(length);
   } else persistent = false;
-  return { status, headers, body: bytesNone, framing, persistent };
+  return { status, headers, framing, persistent };
 }
-
-const bytesNone = Buffer.alloc(0);
 
 /** A field value without the spaces and tabs around it (a loop: a regular expression would be quadratic). */
 function trim(value: string): string {
@@ -113,9 +104,8 @@ function trim(value: string): string {
   return value.slice(start, end);
 }
 
-function tokens(list: string | undefined): string[] {
-  return list === undefined ? [] : list.split(",").map((token) => token.trim().toLowerCase());
-}
+/** A comma-separated list's items, trimmed and in lower case; none for no list. */
+const tokens = (list?: string) => list?.split(",").map((token) => token.trim().toLowerCase()) ?? [];
 
 /**
  * A chunked body (RFC 9112 §7.1): chunks, each its size in hex (extensions ignored), its bytes and a CRLF,
@@ -147,10 +137,5 @@ function chunkedBody(bytes: Buffer): { body: Buffer; end: number } | undefined {
   return undefined;
 }
 
-function malformed(part: string): Error {
-  return new Error(`the answer is not HTTP/1.1: ${part}`);
-}
-
-function tooLarge(): Error {
-  return new Error(`answer over ${MAX_ANSWER_BYTES} bytes`);
-}
+const malformed = (part: string) => new Error(`the answer is not HTTP/1.1: ${part}`);
+const tooLarge = () => new Error(`answer over ${MAX_ANSWER_BYTES} bytes`);

@@ -1,28 +1,21 @@
 import type { Socket } from "node:net";
 import { type Answer, type ReadAnswer, readAnswer } from "./http-answer.ts";
 
-/** A request this function sends (the incoming side is ApiRequest, lambda/http/api-gateway.ts). */
+/** A request this function sends; header names in lower case, `host` and `content-length` added if missing. */
 export interface OutboundRequest {
   method: "GET" | "POST";
   url: URL;
-  /** Names in lower case; `host` and `content-length` are added when missing. */
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
 }
 
 export interface OutboundResponse extends Answer {
-  /**
-   * The request was sent a second time after a stale connection (see sendRequest): the first may have
-   * reached the server too.
-   */
+  /** Sent a second time after a stale connection (see sendRequest): the first may have reached the server. */
   resent: boolean;
 }
 
-/**
- * No answer came. `requestSent` is false only when the request never reached an open connection (refused,
- * unreachable, timed out while connecting): then the server cannot have acted on it.
- */
+/** No answer came; `requestSent` is false only if no open connection had the request (refused, unreachable). */
 export class NoAnswerError extends Error {
   override name = "NoAnswerError";
   constructor(
@@ -36,52 +29,32 @@ export class NoAnswerError extends Error {
 /** A reused connection, or one opened ahead, closed or reset before any byte of the answer came. */
 class StaleConnectionError extends NoAnswerError {}
 
-/** What a connection says goes to the exchange under way on it; with none, the connection is dropped. */
-interface Exchange {
-  data(chunk: Buffer): void;
-  end(): void;
-  fail(error?: unknown): void;
-}
-
-/** A connection to an origin: its socket, whether it is open yet, and the exchange under way on it. */
+/** A connection, open once TCP (and TLS) is; what it says goes to the exchange under way, else drops it. */
 interface Connection {
   socket: Socket;
   origin: string;
-  /** TCP connected (TLS done for https:): a request written on it may have reached the server. */
   open: boolean;
-  exchange: Exchange | undefined;
+  exchange: { data(chunk: Buffer): void; end(): void; fail(error?: unknown): void } | undefined;
 }
 
-/**
- * By origin, the connections waiting for a request: opened ahead (openConnection) or kept alive after an
- * answer, the last kept taken first, as node:http's agent does. While one waits it does not keep the
- * process up, and one that fails, closes or says anything unasked is dropped.
- */
+/** By origin, connections waiting for a request (the last kept taken first), and the TLS session to resume. */
 const waiting = new Map<string, Connection[]>();
-/** By origin, the last TLS session, so that a new connection resumes it instead of a full handshake. */
 const tlsSessions = new Map<string, Buffer>();
 
 /**
- * One HTTP/1.1 request on a kept-alive connection of its own pool, written in one piece and its answer
- * read by readAnswer (http-answer.ts). Not node:http: its request and response objects, agent and
- * parser cost a warm create about a third of its CPU, and its modules a cold start their load
- * (docs/DESIGN.md). Not the global fetch either: its first use loads undici (~40 ms). A kept-alive
- * connection can be closed by the server just as it is reused: one that waited (reused, or opened ahead)
- * and closes before any byte of the answer has the request sent once more on a new connection, as Node's
- * documentation of `request.reusedSocket` advises.
+ * One HTTP/1.1 request on a kept-alive connection, written in one piece, its answer read by readAnswer.
+ * Not node:http, whose request and response objects, agent and parser were a third of a warm create's
+ * CPU (docs/DESIGN.md); not fetch, whose first use loads undici (~40 ms). A connection that waited and
+ * closes before any byte of the answer (the server's idle timeout as it is reused) has the request sent
+ * once more on a new one, as Node's documentation of `request.reusedSocket` advises.
  */
 export async function sendRequest(request: OutboundRequest): Promise<OutboundResponse> {
   const head = requestHead(request);
   const origin = request.url.origin;
-  const connection = waiting.get(origin)?.pop();
+  const waited = waiting.get(origin)?.pop();
+  waited?.socket.ref();
   try {
-    connection?.socket.ref();
-    return await exchange(
-      request,
-      head,
-      connection ?? connect(request.url, origin),
-      connection !== undefined,
-    );
+    return await exchange(request, head, waited ?? connect(request.url, origin), waited !== undefined);
   } catch (error) {
     if (!(error instanceof StaleConnectionError)) throw error;
   }
@@ -96,24 +69,21 @@ export async function sendRequest(request: OutboundRequest): Promise<OutboundRes
 }
 
 /**
- * Opens a connection to `url`'s origin (TCP, and TLS for https:) without sending anything, for the next
- * request there: a cold start's first request then finds its connection open, or opening. It is started
- * before this returns; resolves once it is open. Never rejects; a connection that fails is not used.
+ * Opens a connection to `url`'s origin for the next request there (a cold start's first), sending nothing;
+ * resolves once it is open, never rejects. Until it is open it keeps the process up, as a request would.
  */
 export async function openConnection(url: URL, signal: AbortSignal): Promise<void> {
-  const connection = connect(url, url.origin);
-  const { socket } = connection;
-  keep(connection);
-  // Until it is open, it keeps the process up, as the request it is for would.
-  socket.ref();
+  const connection = keep(connect(url, url.origin));
+  connection.socket.ref();
   await new Promise<void>((resolve) => {
     const giveUp = () => connection.open || drop(connection);
     const settle = () => {
       signal.removeEventListener("abort", giveUp);
-      if (waiting.get(connection.origin)?.includes(connection)) socket.unref();
+      if (waiting.get(connection.origin)?.includes(connection)) connection.socket.unref();
       resolve();
     };
-    socket.once(url.protocol === "https:" ? "secureConnect" : "connect", settle).once("close", settle);
+    connection.socket.once(url.protocol === "https:" ? "secureConnect" : "connect", settle);
+    connection.socket.once("close", settle);
     if (signal.aborted) giveUp();
     else signal.addEventListener("abort", giveUp, { once: true });
   });
@@ -136,7 +106,7 @@ function requestHead({ method, url, headers, body }: OutboundRequest): string {
 
 /**
  * Sends `head` and the body on `connection` and reads the answer. One that `waited` and closes before any
- * byte of the answer is stale; any other failure is no answer, sent unless the connection never opened.
+ * byte of the answer is stale; any other failure is no answer, sent if the connection was open.
  */
 function exchange(
   { body, signal }: OutboundRequest,
@@ -152,14 +122,16 @@ function exchange(
       signal.removeEventListener("abort", abort);
       if (answer?.keepAlive) keep(connection);
       else connection.socket.destroy();
-      if (answer)
+      if (answer) {
         return resolve({ status: answer.status, headers: answer.headers, body: answer.body, resent: false });
+      }
       const sent = received || connection.open;
       const stale = waited && sent && !received && !signal.aborted;
       reject(new (stale ? StaleConnectionError : NoAnswerError)(sent, failure));
     };
     const abort = () => finish(undefined, signal.reason);
     if (signal.aborted) return abort();
+    const closed = new Error("the connection closed before the answer ended");
     connection.exchange = {
       data(chunk) {
         received = true;
@@ -171,20 +143,20 @@ function exchange(
         }
       },
       // Only the connection's end can complete an answer: one whose body ends with the connection.
-      end: () => finish(read.closed(), new Error("the connection closed before the answer ended")),
-      fail: (error) => finish(undefined, error ?? new Error("the connection closed before the answer ended")),
+      end: () => finish(read.closed(), closed),
+      fail: (error) => finish(undefined, error ?? closed),
     };
     signal.addEventListener("abort", abort, { once: true });
     connection.socket.write(body === undefined ? head : head + body);
   });
 }
 
-/** Keeps `connection` waiting for the next request to its origin. */
-function keep(connection: Connection): void {
+function keep(connection: Connection): Connection {
   const list = waiting.get(connection.origin) ?? [];
-  waiting.set(connection.origin, list);
   list.push(connection);
+  waiting.set(connection.origin, list);
   connection.socket.unref();
+  return connection;
 }
 
 /** A connection that failed, closed or spoke while waiting: out of the pool, and closed. */
@@ -194,26 +166,22 @@ function drop(connection: Connection): void {
   connection.socket.destroy();
 }
 
-/** A new connection, TCP or TLS: node:net or node:tls loaded at first use, synchronously. */
+/** A new connection, TCP or TLS (node:net or node:tls loaded at first use), listened to once for life. */
 function connect(url: URL, origin: string): Connection {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const secure = url.protocol === "https:";
   if (!secure && url.protocol !== "http:") throw new Error(`unsupported protocol ${url.protocol}`);
+  const port = Number(url.port) || (secure ? 443 : 80);
+  // TLS's server name: the host, unless it is an IP address, which SNI does not carry.
+  const servername = /^[\d.]+$/.test(host) || host.includes(":") ? undefined : host;
   const socket = secure
-    ? process.getBuiltinModule("node:tls").connect({
-        host,
-        port: Number(url.port) || 443,
-        // TLS's server name: the host, unless it is an IP address, which SNI does not carry.
-        servername: /^[\d.]+$/.test(host) || host.includes(":") ? undefined : host,
-        session: tlsSessions.get(origin),
-      })
-    : process.getBuiltinModule("node:net").connect({ host, port: Number(url.port) || 80 });
+    ? process
+        .getBuiltinModule("node:tls")
+        .connect({ host, port, servername, session: tlsSessions.get(origin) })
+    : process.getBuiltinModule("node:net").connect({ host, port });
   const connection: Connection = { socket, origin, open: false, exchange: undefined };
   if (secure) socket.on("session", (session: Buffer) => tlsSessions.set(origin, session));
-  socket.setNoDelay(true).once(secure ? "secureConnect" : "connect", () => {
-    connection.open = true;
-  });
-  // Listened to once for the connection's life: each exchange takes what it says in turn.
+  socket.setNoDelay(true).once(secure ? "secureConnect" : "connect", () => (connection.open = true));
   socket
     .on("data", (chunk: Buffer) => (connection.exchange ? connection.exchange.data(chunk) : drop(connection)))
     .on("end", () => (connection.exchange ? connection.exchange.end() : drop(connection)))
