@@ -131,7 +131,7 @@ function exchange(
     };
     const abort = () => finish(undefined, signal.reason);
     if (signal.aborted) return abort();
-    const closed = new Error("the connection closed before the answer ended");
+    const closed = () => new Error("the connection closed before the answer ended");
     connection.exchange = {
       data(chunk) {
         received = true;
@@ -143,8 +143,8 @@ function exchange(
         }
       },
       // Only the connection's end can complete an answer: one whose body ends with the connection.
-      end: () => finish(read.closed(), closed),
-      fail: (error) => finish(undefined, error ?? closed),
+      end: () => finish(read.closed(), closed()),
+      fail: (error) => finish(undefined, error ?? closed()),
     };
     signal.addEventListener("abort", abort, { once: true });
     connection.socket.write(body === undefined ? head : head + body);
