@@ -190,7 +190,7 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** node:http's client on a connection of its own; an answer not over within a second is refused. */
+/** node:http's client on a connection of its own; an answer not over within 5 s (none is, loaded or not) is refused. */
 function readWithNodeHttp(subject: Scenario): Promise<Read> {
   current = subject;
   const { port } = server.address() as AddressInfo;
@@ -210,7 +210,7 @@ function readWithNodeHttp(subject: Scenario): Promise<Read> {
       incoming.on("error", () => resolve({ refused: true }));
       incoming.on("aborted", () => resolve({ refused: true }));
     });
-    outgoing.setTimeout(1000, () => outgoing.destroy(new Error("no whole answer")));
+    outgoing.setTimeout(5000, () => outgoing.destroy(new Error("no whole answer")));
     outgoing.on("error", () => resolve({ refused: true }));
     outgoing.end();
   });
