@@ -190,7 +190,7 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** node:http's client on a connection of its own; an answer not over within 5 s (none is, loaded or not) is refused. */
+/** node:http's client on a connection of its own; an answer not whole within 5 s (none is) is refused. */
 function readWithNodeHttp(subject: Scenario): Promise<Read> {
   current = subject;
   const { port } = server.address() as AddressInfo;
