@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import { type Answer, type ReadAnswer, readAnswer } from "./http-answer.ts";
 
-/** A request this function sends; header names in lower case, `host` and `content-length` added if missing. */
+/** A request this function sends; names in lower case, `host` and `content-length` added if missing. */
 export interface OutboundRequest {
   method: "GET" | "POST";
   url: URL;
@@ -15,7 +15,7 @@ export interface OutboundResponse extends Answer {
   resent: boolean;
 }
 
-/** No answer came; `requestSent` is false only if no open connection had the request (refused, unreachable). */
+/** No answer came; `requestSent` is false only if no open connection had it (refused, unreachable). */
 export class NoAnswerError extends Error {
   override name = "NoAnswerError";
   constructor(
@@ -37,7 +37,7 @@ interface Connection {
   exchange: { data(chunk: Buffer): void; end(): void; fail(error?: unknown): void } | undefined;
 }
 
-/** By origin, connections waiting for a request (the last kept taken first), and the TLS session to resume. */
+/** By origin, the connections waiting for a request (the last kept taken first), and a TLS session. */
 const waiting = new Map<string, Connection[]>();
 const tlsSessions = new Map<string, Buffer>();
 

@@ -250,7 +250,7 @@ describe("answers as servers frame them, on connections kept for the next reques
     });
   }
 
-  it("gives up when the signal aborts before the answer ends: sent, and the connection is not kept", async () => {
+  it("gives up when the signal aborts mid-answer: sent, and the connection is not kept", async () => {
     // The attempt's timeout, fired once half the answer is on its way: no race with the clock.
     const attempt = new AbortController();
     const scripted = await scriptedServer((response) => {
