@@ -4,6 +4,7 @@
  * connection's close. What is not such an answer throws. node:http's parser reads the same bytes the same
  * way: test/hardening/http-answer-differential.test.ts.
  */
+import { commaList } from "../comma-list.ts";
 
 export interface Answer {
   status: number;
@@ -81,9 +82,11 @@ function readHead(text: string): Head {
     if (!name || (key === "content-length" && key in headers)) throw malformed(`field ${key}`);
     headers[key] = key in headers ? `${headers[key]}, ${trim(value)}` : trim(value);
   }
-  const coding = tokens(headers["transfer-encoding"]).pop();
+  // RFC 9110 §5.6.1: a list's empty elements are ignored; its tokens are case-insensitive.
+  const coding = commaList(headers["transfer-encoding"]).pop()?.toLowerCase();
   const length = headers["content-length"];
-  let persistent = minorVersion === "1" && !tokens(headers.connection).includes("close");
+  const closes = commaList(headers.connection).some((token) => token.toLowerCase() === "close");
+  let persistent = minorVersion === "1" && !closes;
   let framing: Head["framing"] = "close";
   if (status < 200 || status === 204 || status === 304) framing = 0;
   else if (coding !== undefined && length !== undefined) throw malformed("framing");
@@ -103,9 +106,6 @@ function trim(value: string): string {
   while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
   return value.slice(start, end);
 }
-
-/** A comma-separated list's items, trimmed and in lower case; none for no list. */
-const tokens = (list?: string) => list?.split(",").map((token) => token.trim().toLowerCase()) ?? [];
 
 /**
  * A chunked body (RFC 9112 §7.1): chunks, each its size in hex (extensions ignored), its bytes and a CRLF,

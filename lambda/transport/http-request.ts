@@ -162,7 +162,8 @@ function keep(connection: Connection): Connection {
 /** A connection that failed, closed or spoke while waiting: out of the pool, and closed. */
 function drop(connection: Connection): void {
   const list = waiting.get(connection.origin) ?? [];
-  if (list.includes(connection)) list.splice(list.indexOf(connection), 1);
+  const at = list.indexOf(connection);
+  if (at >= 0) list.splice(at, 1);
   connection.socket.destroy();
 }
 
