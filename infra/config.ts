@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { commaList } from "../lambda/comma-list.ts";
 import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
-import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "../lambda/http/cors.ts";
+import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "./cors.ts";
 import { deliverableKeySet, KeySetRefusedError } from "./key-set-delivery/public-key-set.ts";
 import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
@@ -295,7 +295,7 @@ function readEdgeProtection(readContext: ContextReader): EdgeProtection {
   return protection;
 }
 
-/** `-c corsAllowOrigins`: each entry an origin as a browser sends it, or `*` (lambda/http/cors.ts). */
+/** `-c corsAllowOrigins`: each entry an origin as a browser sends it, or `*` (infra/cors.ts). */
 function readOrigins(commaSeparated: string): string[] {
   const origins = commaList(commaSeparated);
   for (const entry of origins) {

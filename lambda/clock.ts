@@ -49,17 +49,15 @@ export const systemClock: Clock = clockOfTimers({
   },
 });
 
-/** The reason a timeout aborts with, as AbortSignal.timeout's: a DOMException named TimeoutError. */
-export function timeoutReason(ms: number): DOMException {
-  return new DOMException(`no answer within ${ms} ms`, "TimeoutError");
-}
-
 /**
- * A signal that aborts with timeoutReason(ms) when `clock`'s timer fires after `ms`; `cancel` stops the
- * timer once whatever it limited is over (AbortSignal.timeout cannot be cancelled, nor run on a fake clock).
+ * A signal that aborts `ms` after, on `clock`, as AbortSignal.timeout's does (a DOMException named
+ * TimeoutError), but cancellable once whatever it limited is over, and on a fake clock in tests.
  */
 export function timeoutSignal(clock: Clock, ms: number): { signal: AbortSignal; cancel: () => void } {
   const controller = new AbortController();
-  const cancel = clock.setTimer(() => controller.abort(timeoutReason(ms)), ms);
+  const cancel = clock.setTimer(
+    () => controller.abort(new DOMException(`no answer within ${ms} ms`, "TimeoutError")),
+    ms,
+  );
   return { signal: controller.signal, cancel };
 }

@@ -2,7 +2,7 @@
  * CORS as API Gateway's HTTP API answers it when the stack sets `corsAllowOrigins`, for the local run
  * (PLANTS_CORS_ALLOW_ORIGINS): a preflight OPTIONS on any path is answered 204 by the gateway itself, with
  * the allowed methods and headers when the origin is allowed; any other answer to an allowed origin gets
- * `Access-Control-Allow-Origin` and the headers a browser may read (lambda/http/cors.ts, the same lists
+ * `Access-Control-Allow-Origin` and the headers a browser may read (infra/cors.ts, the same lists
  * the stack configures). The token endpoint, which in AWS is Cognito's, answers the same way here.
  */
 import { commaList } from "../lambda/comma-list.ts";
@@ -12,7 +12,7 @@ import {
   CORS_MAX_AGE_SECONDS,
   CORS_ORIGIN_RULE,
   isCorsOriginEntry,
-} from "../lambda/http/cors.ts";
+} from "../infra/cors.ts";
 import { ROUTES } from "../lambda/http/routes.ts";
 import type { HttpApiResult } from "./http-bridge.ts";
 
@@ -24,7 +24,7 @@ export type CorsAllowOrigins = readonly string[];
 
 const ALLOW_METHODS = [...new Set(ROUTES.map(({ method }) => method))].join(",");
 
-/** PLANTS_CORS_ALLOW_ORIGINS as a list, or undefined (no CORS) when unset; each entry as lambda/http/cors.ts says. */
+/** PLANTS_CORS_ALLOW_ORIGINS as a list, or undefined (no CORS) when unset; each entry as infra/cors.ts says. */
 export function corsAllowOriginsFrom(value: string | undefined): CorsAllowOrigins | undefined {
   const entries = commaList(value);
   if (entries.length === 0) return undefined;

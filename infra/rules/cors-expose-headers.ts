@@ -1,4 +1,4 @@
-import { CORS_EXPOSE_HEADERS } from "../../lambda/http/cors.ts";
+import { CORS_EXPOSE_HEADERS } from "../cors.ts";
 import { type DeployRule, resourcesOfType } from "./deploy-rule.ts";
 
 export const corsExposeHeaders: DeployRule = {
@@ -10,7 +10,7 @@ export const corsExposeHeaders: DeployRule = {
   documentation:
     "Amazon API Gateway Developer Guide, 'Configuring CORS for an HTTP API' (exposeHeaders); the Fetch " +
     "standard's CORS-safelisted response headers",
-  fix: `expose ${CORS_EXPOSE_HEADERS.join(", ")} (CORS_EXPOSE_HEADERS of lambda/http/cors.ts) in the API's corsPreflight`,
+  fix: `expose ${CORS_EXPOSE_HEADERS.join(", ")} (CORS_EXPOSE_HEADERS of infra/cors.ts) in the API's corsPreflight`,
   check({ template }) {
     return resourcesOfType(template, "AWS::ApiGatewayV2::Api").flatMap(([id, api]) => {
       const cors = api.Properties?.CorsConfiguration as { ExposeHeaders?: string[] } | undefined;

@@ -107,20 +107,13 @@ export class KeySet {
 
   private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto, okpWeakness?: OkpWeakness) {
     for (const entry of publishedKeys) {
+      // A numeric kid (not a string: unusable) is kept as text, so that a token naming it is told why.
       const kid = publishedKid(entry);
       const read = readPublishedKey(entry);
-      if (kid === undefined) {
+      if (kid === undefined || "unusable" in read) {
         const reason =
           "unusable" in read ? read.unusable : "it has no kid: this API takes only tokens naming their key";
-        this.#leaveOut(undefined, undefined, reason);
-        continue;
-      }
-      if (typeof (entry as JsonWebKey).kid !== "string") {
-        this.#leaveOut(kid, undefined, "its kid is not a string");
-        continue;
-      }
-      if (!("jwk" in read)) {
-        this.#leaveOut(kid, undefined, read.unusable);
+        this.#leaveOut(kid, undefined, reason);
         continue;
       }
       const { jwk } = read;

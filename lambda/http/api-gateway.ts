@@ -57,8 +57,8 @@ export function toApiRequest(
   };
 }
 
-function stringOr(value: unknown, fallback = ""): string {
-  return typeof value === "string" ? value : fallback;
+function stringOr(value: unknown): string {
+  return typeof value === "string" ? value : "";
 }
 
 /**

@@ -81,19 +81,7 @@ function decodeBase64Strictly(base64: string): Buffer {
  */
 function bytesSent(text: string, contentLength: string | undefined): number {
   const reencoded = Buffer.byteLength(text, "utf8");
-  const atLeast = reencoded - 2 * countReplacementCharacters(text);
+  const atLeast = reencoded - 2 * (text.split(REPLACEMENT_CHARACTER).length - 1);
   const declared = /^\d{1,15}$/.test(contentLength ?? "") ? Number(contentLength) : Number.NaN;
   return declared >= atLeast && declared <= reencoded ? declared : atLeast;
-}
-
-function countReplacementCharacters(text: string): number {
-  let count = 0;
-  for (
-    let at = text.indexOf(REPLACEMENT_CHARACTER);
-    at !== -1;
-    at = text.indexOf(REPLACEMENT_CHARACTER, at + 1)
-  ) {
-    count++;
-  }
-  return count;
 }

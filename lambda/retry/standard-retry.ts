@@ -3,7 +3,7 @@
  * full-jitter backoff, a retry quota per instance (in an outage it fails fast instead of multiplying the
  * load), all inside a deadline. The caller says which failures it retries, of what kind, and what it throws.
  */
-import { type Clock, systemClock, timeoutReason } from "../clock.ts";
+import { type Clock, systemClock, timeoutSignal } from "../clock.ts";
 
 export interface RetryPolicy {
   /** Attempts per call, the first included (the SDKs' default is 3). */
@@ -139,14 +139,11 @@ async function limitedAttempt<T>(
   timeoutMs: number,
   clock: Clock,
 ): Promise<T> {
-  const controller = new AbortController();
-  const cancelTimer =
-    timeoutMs === NO_LIMIT
-      ? undefined
-      : clock.setTimer(() => controller.abort(timeoutReason(timeoutMs)), timeoutMs);
+  if (timeoutMs === NO_LIMIT) return attempt(new AbortController().signal);
+  const timeout = timeoutSignal(clock, timeoutMs);
   try {
-    return await attempt(controller.signal);
+    return await attempt(timeout.signal);
   } finally {
-    cancelTimer?.();
+    timeout.cancel();
   }
 }

@@ -3,7 +3,7 @@
  * its log, which says what a browser hides from its page when it refuses an origin ("Failed to fetch").
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../lambda/http/cors.ts";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../infra/cors.ts";
 import { corsAllowOriginsFrom, corsAnswerHeaders, preflightResult } from "../../local/cors.ts";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
@@ -34,7 +34,7 @@ describe("PLANTS_CORS_ALLOW_ORIGINS", () => {
 describe("answers", () => {
   const allowed = ["http://localhost:5173"];
 
-  it("answers a preflight from an allowed origin with the methods, headers and max age of lambda/http/cors.ts", () => {
+  it("answers a preflight from an allowed origin with the methods, headers and max age of infra/cors.ts", () => {
     expect(preflightResult("http://localhost:5173", allowed)).toEqual({
       statusCode: 204,
       headers: {
