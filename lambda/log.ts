@@ -40,3 +40,8 @@ export function openRequestLogSoon(): void {
 export function logWarning(message: string, fields: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ level: "WARN", message, ...fields })}\n`);
 }
+
+/** One WARN line for a failure no request sees (a prefetch, a refresh): the error's message is its detail. */
+export function logFailure(message: string, error: unknown): void {
+  logWarning(message, { detail: error instanceof Error ? error.message : String(error) });
+}

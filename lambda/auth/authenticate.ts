@@ -1,6 +1,6 @@
 import { systemClock } from "../clock.ts";
 import { InvalidTokenError } from "../errors.ts";
-import { logWarning } from "../log.ts";
+import { logFailure } from "../log.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { type ClaimsPolicy, checkClaimsAfterSignature, checkClaimsBeforeKeyLookup } from "./claims.ts";
 import { IssuerKeys, type IssuerKeysOptions } from "./issuer-keys.ts";
@@ -32,7 +32,12 @@ export interface AuthenticatorOptions extends Partial<Omit<IssuerKeysOptions, "j
 /** The issuer's keys as createAuthenticator builds them when it is given none. */
 export function createIssuerKeys(policy: TokenPolicy, options: AuthenticatorOptions = {}): IssuerKeys {
   const keys = new IssuerKeys({ ...options, jwksUrl: policy.jwksUrl, clock: options.clock ?? systemClock });
-  if (options.prefetchKeys && !keys.hasDeliveredKeys) keys.fetchKeySet().catch(reportFailedPrefetch);
+  if (options.prefetchKeys && !keys.hasDeliveredKeys) {
+    // One line, on stderr (stdout is one JSON line per request); the error names the URL, no secret.
+    keys
+      .fetchKeySet()
+      .catch((error) => logFailure("prefetching the issuer's key set failed; requests fetch it", error));
+  }
   return keys;
 }
 
@@ -71,10 +76,4 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
       clientId: typeof client_id === "string" ? client_id : undefined,
     };
   };
-}
-
-/** One line, on stderr so stdout stays one JSON line per request; the error names the URL, no secret. */
-function reportFailedPrefetch(error: unknown): void {
-  const detail = error instanceof Error ? error.message : String(error);
-  logWarning("prefetching the issuer's key set failed; requests fetch it", { detail });
 }

@@ -1,4 +1,5 @@
 import { InvalidRequestError, MissingCredentialsError } from "../errors.ts";
+import { withoutOptionalWhitespace } from "../optional-whitespace.ts";
 
 /** RFC 6750 §2.1: `credentials = "Bearer" 1*SP b64token`, the scheme name case-insensitive. */
 const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -22,17 +23,4 @@ export function bearerToken(authorizationHeader: string | undefined): string {
     );
   }
   throw new MissingCredentialsError("the Authorization header must carry a Bearer token");
-}
-
-/**
- * Optional whitespace around a field value (RFC 9110 §5.5) is not part of it. A loop, not a regular
- * expression: `/[ \t]+$/` retries at every space of a long run, quadratic in a crafted header.
- */
-function withoutOptionalWhitespace(value: string): string {
-  const isWhitespace = (index: number) => value[index] === " " || value[index] === "\t";
-  let start = 0;
-  let end = value.length;
-  while (start < end && isWhitespace(start)) start++;
-  while (end > start && isWhitespace(end - 1)) end--;
-  return value.slice(start, end);
 }

@@ -5,7 +5,7 @@ import {
   UnknownSigningKeyError,
   UnknownSigningKeyHeldError,
 } from "../errors.ts";
-import { logWarning } from "../log.ts";
+import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 import type { JwsAlgorithm } from "./jws.ts";
 import {
@@ -128,9 +128,10 @@ export class IssuerKeys {
         try {
           this.#keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto()));
         } catch (error) {
-          logWarning("the key set delivered with the deployment is not usable; the issuer's is fetched", {
-            detail: error instanceof Error ? error.message : String(error),
-          });
+          logFailure(
+            "the key set delivered with the deployment is not usable; the issuer's is fetched",
+            error,
+          );
         }
         this.#importingDelivered = undefined;
       })();
@@ -196,11 +197,9 @@ export class IssuerKeys {
   refreshInBackground(): void {
     if (this.#fetching || this.#options.clock.now() < this.#refreshDueAt) return;
     setImmediate(() =>
-      this.fetchKeySet().catch((error: unknown) => {
-        logWarning("refreshing the issuer's key set failed; the keys last confirmed keep serving", {
-          detail: error instanceof Error ? error.message : String(error),
-        });
-      }),
+      this.fetchKeySet().catch((error: unknown) =>
+        logFailure("refreshing the issuer's key set failed; the keys last confirmed keep serving", error),
+      ),
     );
   }
 }

@@ -5,6 +5,7 @@
  * way: test/hardening/http-answer-differential.test.ts.
  */
 import { commaList } from "../comma-list.ts";
+import { withoutOptionalWhitespace } from "../optional-whitespace.ts";
 
 export interface Answer {
   status: number;
@@ -80,7 +81,8 @@ function readHead(text: string): Head {
     const [, name = "", value = ""] = FIELD.exec(text.slice(at, lineEnd < 0 ? text.length : lineEnd)) ?? [];
     const key = name.toLowerCase();
     if (!name || (key === "content-length" && key in headers)) throw malformed(`field ${key}`);
-    headers[key] = key in headers ? `${headers[key]}, ${trim(value)}` : trim(value);
+    const trimmed = withoutOptionalWhitespace(value);
+    headers[key] = key in headers ? `${headers[key]}, ${trimmed}` : trimmed;
   }
   // RFC 9110 §5.6.1: a list's empty elements are ignored; its tokens are case-insensitive.
   const coding = commaList(headers["transfer-encoding"]).pop()?.toLowerCase();
@@ -96,15 +98,6 @@ function readHead(text: string): Head {
     framing = Number(length);
   } else persistent = false;
   return { status, headers, framing, persistent };
-}
-
-/** A field value without the spaces and tabs around it (a loop: a regular expression would be quadratic). */
-function trim(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (value[start] === " " || value[start] === "\t") start++;
-  while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
-  return value.slice(start, end);
 }
 
 /**
