@@ -23,11 +23,11 @@ import {
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
-import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "./cors.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
 import { addTokenIssuerOutputs, CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "./cors.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
 import { DeliveredKeySet, type KeySetSource } from "./delivered-key-set.ts";

@@ -5,7 +5,7 @@
  * `Access-Control-Allow-Origin` and the headers a browser may read (infra/cors.ts, the same lists
  * the stack configures). The token endpoint, which in AWS is Cognito's, answers the same way here.
  */
-import { commaList } from "../lambda/comma-list.ts";
+
 import {
   CORS_ALLOW_HEADERS,
   CORS_EXPOSE_HEADERS,
@@ -13,6 +13,7 @@ import {
   CORS_ORIGIN_RULE,
   isCorsOriginEntry,
 } from "../infra/cors.ts";
+import { commaList } from "../lambda/comma-list.ts";
 import { ROUTES } from "../lambda/http/routes.ts";
 import type { HttpApiResult } from "./http-bridge.ts";
 

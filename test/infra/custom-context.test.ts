@@ -1,9 +1,9 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { ContextError } from "../../infra/config.ts";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../infra/cors.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { readConfig } from "../../lambda/config.ts";
-import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../infra/cors.ts";
 import {
   deployedHandlerEnvironment,
   handlerResource,
