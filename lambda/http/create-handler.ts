@@ -91,16 +91,17 @@ export function createHandler({
 
     if (ending.metric) metrics[ending.metric] = 1;
     metrics.StoreAttempts = ending.storeCalls;
+    // A key left undefined is not written: JSON.stringify drops it.
     logRequest(
       {
         requestId: request.requestId,
-        ...(traceId === undefined ? {} : { traceId }),
+        traceId,
         status: ending.response.status,
         latencyMs: elapsed(startedAt),
-        ...(ending.errorKind === undefined ? {} : { errorKind: ending.errorKind }),
-        ...(clientId === undefined ? {} : { clientId }),
-        ...(plantId === undefined ? {} : { plantId }),
-        ...(ending.detail === undefined ? {} : { detail: ending.detail }),
+        errorKind: ending.errorKind,
+        clientId,
+        plantId,
+        detail: ending.detail,
       },
       source,
       metrics,
