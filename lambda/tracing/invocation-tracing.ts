@@ -91,7 +91,6 @@ function startClock(): () => CallTimes {
   return () => ({ startMs, endMs: startMs + (performance.now() - startedAt) });
 }
 
-/** What every context does alike: count its calls per operation. */
 /** Where a call's subsegment goes: the trace of the invocation it was made for. */
 class InvocationContext {
   readonly #counts = new Map<string, number>();
@@ -105,19 +104,14 @@ class InvocationContext {
     this.#counts.set(operation, count);
     return count;
   }
-  /** Sends the call's subsegment, built for the trace. */
+  /** Sends the call's subsegment; one that cannot be built is dropped: tracing never fails a request. */
   send(build: (trace: TracedHeader) => object): void {
-    sendSafely(this.daemon, () => build(this.trace));
+    let document: object;
+    try {
+      document = build(this.trace);
+    } catch {
+      return;
+    }
+    this.daemon.send(document);
   }
-}
-
-/** A subsegment that cannot be built is dropped: tracing never fails a request. */
-function sendSafely(daemon: DaemonClient, build: () => object): void {
-  let document: object;
-  try {
-    document = build();
-  } catch {
-    return;
-  }
-  daemon.send(document);
 }
