@@ -6,33 +6,6 @@ import {
   DEFAULT_STORE_MAX_ATTEMPTS,
 } from "./defaults.ts";
 
-/**
- * The function's configuration, read once from the environment at cold start. A missing or malformed
- * value fails the import with a message that names the variable, rather than a confusing request later.
- */
-export interface Config {
-  tableName: string;
-  region: string;
-  dynamoDbEndpoint: string;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined };
-  issuer: string;
-  jwksUrl: string;
-  /** The issuer's key set delivered with the deployment (JWKS_JSON), trusted at once; unset: none. */
-  deliveredKeySet: string | undefined;
-  audiences: string[];
-  clientIds: string[];
-  requiredScope: string;
-  storeDeadlineMs: number;
-  storeAttemptTimeoutMs: number;
-  storeMaxAttempts: number;
-  /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
-  functionName: string;
-  /** Where sampled invocations send their subsegments (Lambda sets it under active tracing); unset: nowhere. */
-  xrayDaemonAddress: string | undefined;
-  /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST" elsewhere: `Fault`'s version. */
-  functionVersion: string;
-}
-
 export type Environment = Record<string, string | undefined>;
 
 function required(env: Environment, name: string): string {
@@ -94,7 +67,13 @@ function dynamoDbEndpointFrom(env: Environment): string | undefined {
   return undefined;
 }
 
-export function readConfig(env: Environment): Config {
+/**
+ * The function's configuration, read once from the environment at cold start. A missing or malformed
+ * value fails the import with a message that names the variable, rather than a confusing request later.
+ */
+export type Config = ReturnType<typeof readConfig>;
+
+export function readConfig(env: Environment) {
   const region = regionFrom(env);
   if (!region) throw new Error("environment variable AWS_REGION must be set");
   const issuer = required(env, "JWT_ISSUER");
@@ -120,8 +99,11 @@ export function readConfig(env: Environment): Config {
     jwksUrl: env.JWKS_URL?.trim()
       ? httpUrlFrom("JWKS_URL", env.JWKS_URL.trim())
       : `${httpUrlFrom("JWT_ISSUER", issuer)}/.well-known/jwks.json`,
-    // Machine-written by the stack; one that is not a key set is logged and the issuer's fetched
-    // (IssuerKeys), rather than failing every cold start over a key set the issuer can still give.
+    /**
+     * The issuer's key set delivered with the deployment (JWKS_JSON), trusted at once; unset: none. Written by
+     * the stack; one that is not a key set is logged and the issuer's fetched (IssuerKeys), rather than
+     * failing every cold start over a key set the issuer can still give.
+     */
     deliveredKeySet: env.JWKS_JSON?.trim() || undefined,
     audiences,
     clientIds,
@@ -133,8 +115,11 @@ export function readConfig(env: Environment): Config {
       Math.min(DEFAULT_STORE_ATTEMPT_TIMEOUT_MS, storeDeadlineMs),
     ),
     storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
+    /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
     functionName: functionName || "local",
+    /** Where sampled invocations send their subsegments (Lambda sets it under active tracing); unset: nowhere. */
     xrayDaemonAddress: env.AWS_XRAY_DAEMON_ADDRESS?.trim() || undefined,
+    /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST" elsewhere: `Fault`'s version. */
     functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION?.trim() || "$LATEST",
   };
 }

@@ -32,7 +32,7 @@ export interface AuthenticatorOptions extends Partial<Omit<IssuerKeysOptions, "j
 /** The issuer's keys as createAuthenticator builds them when it is given none. */
 export function createIssuerKeys(policy: TokenPolicy, options: AuthenticatorOptions = {}): IssuerKeys {
   const keys = new IssuerKeys({ ...options, jwksUrl: policy.jwksUrl, clock: options.clock ?? systemClock });
-  if (options.prefetchKeys && !keys.hasDeliveredKeys) {
+  if (options.prefetchKeys && !options.deliveredKeySet) {
     // One line, on stderr (stdout is one JSON line per request); the error names the URL, no secret.
     keys
       .fetchKeySet()

@@ -47,7 +47,7 @@ const KEY_NOT_YET_KNOWN =
  */
 class RefetchWindow {
   #closesAt = 0;
-  #answer: (retryAfterSeconds: number) => DependencyUnavailableError = issuerUnavailable(KEY_SET_NOT_FETCHED);
+  #answer: ((retryAfterSeconds: number) => DependencyUnavailableError) | undefined;
 
   constructor(
     readonly seconds: number,
@@ -70,7 +70,7 @@ class RefetchWindow {
   /** The 503 to answer while the window is open; undefined once it has closed. */
   heldAnswer(): DependencyUnavailableError | undefined {
     const seconds = this.secondsLeft();
-    return seconds > 0 ? withoutStack(this.#answer(seconds)) : undefined;
+    return seconds > 0 && this.#answer ? withoutStack(this.#answer(seconds)) : undefined;
   }
 }
 
@@ -138,11 +138,6 @@ export class IssuerKeys {
     }
   }
 
-  /** Whether a key set was delivered with the deployment (no fetch is needed before the first request). */
-  get hasDeliveredKeys(): boolean {
-    return Boolean(this.#options.deliveredKeySet);
-  }
-
   /**
    * The key `kid` names for a token of `algorithm`: from the key set held, or from a fetch if the window
    * allows one; else 401 (KeySet.keyFor, or a fresh key set lacking the kid) or 503.
@@ -159,7 +154,7 @@ export class IssuerKeys {
     } catch (error) {
       if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) throw error;
       const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
-      this.#window.open(issuerUnavailable(message));
+      this.#window.open((seconds) => new IssuerUnavailableError(message, seconds));
       throw withoutStack(new IssuerUnavailableError(message, this.#window.secondsLeft(), { cause: error }));
     }
     if (keySet.has(kid)) return keySet.keyFor(kid, algorithm);
@@ -211,8 +206,4 @@ export class IssuerKeys {
 function withoutStack<E extends Error>(error: E): E {
   error.stack = `${error.name}: ${error.message}`;
   return error;
-}
-
-function issuerUnavailable(message: string): (retryAfterSeconds: number) => DependencyUnavailableError {
-  return (seconds) => new IssuerUnavailableError(message, seconds);
 }

@@ -137,8 +137,9 @@ function elapsed(startedAt: number): number {
 
 function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const causes: string[] = [];
-  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause)
-    causes.push(cause.message);
-  return [error.stack ?? error.message, ...causes.map((message) => `caused by: ${message}`)].join("\n");
+  let detail = error.stack ?? error.message;
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
+    detail += `\ncaused by: ${cause.message}`;
+  }
+  return detail;
 }
