@@ -100,9 +100,9 @@ export function readConfig(env: Environment) {
       ? httpUrlFrom("JWKS_URL", env.JWKS_URL.trim())
       : `${httpUrlFrom("JWT_ISSUER", issuer)}/.well-known/jwks.json`,
     /**
-     * The issuer's key set delivered with the deployment (JWKS_JSON), trusted at once; unset: none. Written by
-     * the stack; one that is not a key set is logged and the issuer's fetched (IssuerKeys), rather than
-     * failing every cold start over a key set the issuer can still give.
+     * The issuer's key set delivered with the deployment (JWKS_JSON), trusted at once; unset: none.
+     * Written by the stack; one that is not a key set is logged and the issuer's fetched (IssuerKeys),
+     * rather than failing every cold start over a key set the issuer can still give.
      */
     deliveredKeySet: env.JWKS_JSON?.trim() || undefined,
     audiences,
@@ -117,9 +117,9 @@ export function readConfig(env: Environment) {
     storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
     /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
     functionName: functionName || "local",
-    /** Where sampled invocations send their subsegments (Lambda sets it under active tracing); unset: nowhere. */
+    /** Where sampled invocations send their subsegments (set by Lambda under active tracing). */
     xrayDaemonAddress: env.AWS_XRAY_DAEMON_ADDRESS?.trim() || undefined,
-    /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST" elsewhere: `Fault`'s version. */
+    /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST": `Fault`'s version. */
     functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION?.trim() || "$LATEST",
   };
 }
