@@ -292,4 +292,24 @@ describe("failures", () => {
       logs.restore();
     }
   });
+
+  it("leaves out of a created plant's log line what the request did not have: no error kind, detail or trace id", async () => {
+    const logs = captureLogs();
+    try {
+      const id = nextId++;
+      const event = apiGatewayEvent("2.0", { token, body: JSON.stringify({ id, name: "Fern" }) });
+      expect((await harness.handler(event)).statusCode).toBe(200);
+      const line = JSON.parse(logs.stdoutLines().at(-1) ?? "") as Record<string, unknown>;
+      expect(line).toMatchObject({
+        level: "INFO",
+        status: 200,
+        plantId: String(id),
+        clientId: "plant-store-local",
+      });
+      for (const absent of ["errorKind", "detail", "traceId"])
+        expect(Object.keys(line)).not.toContain(absent);
+    } finally {
+      logs.restore();
+    }
+  });
 });
