@@ -98,9 +98,10 @@ export interface IssuerKeysOptions {
  * confirm it), then KEY_SET_REFRESH_INTERVAL_SECONDS after the last fetch, or KEY_SET_REFETCH_INTERVAL_SECONDS
  * after a failed one; each fetch replaces the set, so a key the issuer dropped stops being trusted with it.
  * A key not in the set triggers one fetch, shared by every request needing it meanwhile; one that does not
- * yield the key opens the RefetchWindow: the issuer failing answers 503, a fresh set lacking the key 401
- * (UnknownSigningKey), and inside the window such a token 503 (UnknownSigningKeyHeld, or IssuerUnavailable
- * after the issuer's own fault). Nothing is kept per token, per kid or per claimed issuer.
+ * yield the key, like a refresh the issuer fails, opens the RefetchWindow: the issuer failing answers 503,
+ * a fresh set lacking the key 401 (UnknownSigningKey), and inside the window such a token 503
+ * (UnknownSigningKeyHeld, or IssuerUnavailable after the issuer's own fault). Nothing is kept per token,
+ * per kid or per claimed issuer.
  */
 export class IssuerKeys {
   readonly #options: IssuerKeysOptions;
@@ -152,10 +153,7 @@ export class IssuerKeys {
     try {
       keySet = await this.fetchKeySet();
     } catch (error) {
-      if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) throw error;
-      const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
-      this.#window.open((seconds) => new IssuerUnavailableError(message, seconds));
-      throw withoutStack(new IssuerUnavailableError(message, this.#window.secondsLeft(), { cause: error }));
+      throw this.#issuerFailed(error) ?? error;
     }
     if (keySet.has(kid)) return keySet.keyFor(kid, algorithm);
     this.#window.open((seconds) => new UnknownSigningKeyHeldError(KEY_NOT_YET_KNOWN, seconds));
@@ -192,10 +190,22 @@ export class IssuerKeys {
   refreshInBackground(): void {
     if (this.#fetching || this.#options.clock.now() < this.#refreshDueAt) return;
     setImmediate(() =>
-      this.fetchKeySet().catch((error: unknown) =>
-        logFailure("refreshing the issuer's key set failed; the keys last confirmed keep serving", error),
-      ),
+      this.fetchKeySet().catch((error: unknown) => {
+        this.#issuerFailed(error);
+        logFailure("refreshing the issuer's key set failed; the keys last confirmed keep serving", error);
+      }),
     );
+  }
+
+  /**
+   * After a fetch the issuer failed, a request's or a refresh's: the window opens, so that a token naming
+   * a key not held asks the issuer at most once per window. Its 503; undefined for any other error.
+   */
+  #issuerFailed(error: unknown): IssuerUnavailableError | undefined {
+    if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) return undefined;
+    const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
+    this.#window.open((seconds) => new IssuerUnavailableError(message, seconds));
+    return withoutStack(new IssuerUnavailableError(message, this.#window.secondsLeft(), { cause: error }));
   }
 }
 

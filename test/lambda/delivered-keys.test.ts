@@ -186,6 +186,28 @@ describe("refreshing the delivered keys, on a fake clock", () => {
     expect(await send(keyA)).toBe(401);
   });
 
+  test("a refresh the issuer fails holds back the fetch a key not held would make: one fetch per window", async () => {
+    clock = new FakeClock({ now: Date.now() });
+    jwks = await startJwksServer(keyA.jwks, "fail");
+    const logs = captureLogs();
+    try {
+      const send = functionDelivered(keyA.jwks);
+      expect(await send(keyA)).toBe(200);
+      await refreshOver(0); // the refresh confirming the delivered set: the issuer answers 500
+      // B's kid is not held, and the issuer failed a moment ago: 503 at once, the issuer not asked again.
+      expect(await send(keyB)).toBe(503);
+      expect(fetchesStarted).toBe(1);
+      expect(await send(keyA)).toBe(200); // the keys last confirmed keep serving
+      clock.advance(KEY_SET_REFETCH_INTERVAL_SECONDS * 1000);
+      // The window has closed: B's kid is fetched for, once, and the issuer still fails.
+      expect(await send(keyB)).toBe(503);
+      expect(await send(keyB)).toBe(503);
+      expect(fetchesStarted).toBe(2);
+    } finally {
+      logs.restore();
+    }
+  });
+
   test("a request is never held waiting for a refresh: an issuer that hangs changes no answer", async () => {
     clock = new FakeClock({ now: Date.now() });
     jwks = await startJwksServer(keyA.jwks, "hang");
