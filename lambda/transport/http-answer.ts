@@ -36,6 +36,9 @@ type Head = Omit<Answer, "body"> & { framing: number | "chunked" | "close"; pers
 export function readAnswer() {
   let bytes = Buffer.alloc(0) as Buffer;
   let head: Head | undefined;
+  /** Bytes of a chunked body already decoded and let go: with `bytes`, what MAX_ANSWER_BYTES bounds. */
+  let decoded = 0;
+  let decodeChunks: ReturnType<typeof chunkedBody> | undefined;
   // Bytes after the answer are no answer to anything: the connection is out of step, as node:http finds.
   const whole = (body: Buffer, end: number): ReadAnswer | undefined => {
     if (end < bytes.length) throw malformed("bytes after the answer");
@@ -54,12 +57,16 @@ export function readAnswer() {
         // 1xx: an interim answer (RFC 9110 §15.2); the final one follows.
         if (read.status > 199) head = read;
       }
+      // Framing included: a size line or trailer section that never ends is refused as well.
+      if (decoded + bytes.length > MAX_ANSWER_BYTES) throw tooLarge();
       const { framing } = head;
       if (framing === "chunked") {
-        const decoded = chunkedBody(bytes);
-        return decoded && whole(decoded.body, decoded.end);
+        decodeChunks ??= chunkedBody();
+        const { used, body } = decodeChunks(bytes);
+        decoded += used;
+        bytes = bytes.subarray(used);
+        return body && whole(body, 0);
       }
-      if (bytes.length > MAX_ANSWER_BYTES) throw tooLarge();
       return framing === "close" || bytes.length < framing
         ? undefined
         : whole(bytes.subarray(0, framing), framing);
@@ -75,7 +82,8 @@ function readHead(text: string): Head {
   const [, minorVersion, code] = STATUS_LINE.exec(lineEnd < 0 ? text : text.slice(0, lineEnd)) ?? [];
   const status = Number(code);
   if (!code || status < 100 || status === 101) throw malformed("status line");
-  const headers: Record<string, string> = {};
+  // No prototype: a field named like one of Object's members (`constructor`, `__proto__`) is a field.
+  const headers: Record<string, string> = Object.create(null);
   for (let at = lineEnd + 2; lineEnd >= 0; at = lineEnd + 2) {
     lineEnd = text.indexOf("\r\n", at);
     const [, name = "", value = ""] = FIELD.exec(text.slice(at, lineEnd < 0 ? text.length : lineEnd)) ?? [];
@@ -101,33 +109,41 @@ function readHead(text: string): Head {
 }
 
 /**
- * A chunked body (RFC 9112 §7.1): chunks, each its size in hex (extensions ignored), its bytes and a CRLF,
- * up to one of size 0, then trailer fields, checked and dropped. Undefined until it is whole; `end` is
- * where it ends in `bytes`.
+ * A chunked body (RFC 9112 §7.1) decoded as its bytes come: chunks, each its size in hex (extensions
+ * ignored), its bytes and a CRLF, up to one of size 0, then trailer fields, checked and dropped. Each call
+ * takes the bytes not yet decoded and says how many it decoded, so that no byte is read twice but a
+ * chunk's size line, and gives the body once it is whole.
  */
-function chunkedBody(bytes: Buffer): { body: Buffer; end: number } | undefined {
+function chunkedBody() {
   const chunks: Buffer[] = [];
-  let size = -1;
-  let at = 0;
-  for (let line = bytes.indexOf("\r\n"); line >= 0; line = bytes.indexOf("\r\n", at)) {
-    const text = bytes.toString("latin1", at, line);
-    at = line + 2;
-    if (size === 0) {
-      if (!text) return { body: Buffer.concat(chunks), end: at };
-      if (!FIELD.test(text)) throw malformed("trailer field");
-      continue;
+  let inTrailers = false;
+  return (bytes: Buffer): { used: number; body?: Buffer } => {
+    let used = 0;
+    for (let line = bytes.indexOf("\r\n"); line >= 0; line = bytes.indexOf("\r\n", used)) {
+      const text = bytes.toString("latin1", used, line);
+      const start = line + 2;
+      if (inTrailers) {
+        used = start;
+        if (!text) return { used, body: Buffer.concat(chunks) };
+        if (!FIELD.test(text)) throw malformed("trailer field");
+        continue;
+      }
+      const [, hex] = CHUNK_SIZE.exec(text) ?? [];
+      if (hex === undefined) throw malformed("chunk size");
+      const size = Number.parseInt(hex, 16);
+      if (size === 0) {
+        inTrailers = true;
+        used = start;
+        continue;
+      }
+      // A chunk not all here waits for the rest; its size line is read again then.
+      if (bytes.length < start + size + 2) break;
+      if (bytes.toString("latin1", start + size, start + size + 2) !== "\r\n") throw malformed("chunk");
+      chunks.push(bytes.subarray(start, start + size));
+      used = start + size + 2;
     }
-    const [, hex] = CHUNK_SIZE.exec(text) ?? [];
-    if (hex === undefined) throw malformed("chunk size");
-    size = Number.parseInt(hex, 16);
-    if (size === 0) continue;
-    if (bytes.length > MAX_ANSWER_BYTES) throw tooLarge();
-    if (bytes.length < at + size + 2) return undefined;
-    if (bytes.toString("latin1", at + size, at + size + 2) !== "\r\n") throw malformed("chunk");
-    chunks.push(bytes.subarray(at, at + size));
-    at += size + 2;
-  }
-  return undefined;
+    return { used };
+  };
 }
 
 const malformed = (part: string) => new Error(`the answer is not HTTP/1.1: ${part}`);

@@ -11,6 +11,7 @@ import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { MAX_ANSWER_BYTES } from "../../lambda/transport/http-answer.ts";
 import { NoAnswerError, openConnection, sendRequest } from "../../lambda/transport/http-request.ts";
 import { createLoopbackCertificates } from "../../support/certificates.ts";
 
@@ -272,6 +273,23 @@ describe("answers as servers frame them, on connections kept for the next reques
     expect((await post(scripted.url)).body.toString()).toBe("next");
     expect(scripted.connections()).toBe(2);
   });
+
+  for (const [framing, endless] of [
+    ["chunk size line", "1;"],
+    ["trailer section", "0\r\n"],
+  ] as const) {
+    it(`refuses a chunked answer whose ${framing} never ends, once past MAX_ANSWER_BYTES`, async () => {
+      // The server writes a little over the limit and then waits: only the limit can end the exchange.
+      const scripted = await scriptedServer((response) => {
+        const filler = framing === "trailer section" ? "x-filler: y\r\n" : "a";
+        const head = `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${endless}`;
+        response.socket?.write(head + filler.repeat(Math.ceil((MAX_ANSWER_BYTES + 1) / filler.length)));
+      });
+      const failure = await post(scripted.url).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(NoAnswerError);
+      expect((failure as NoAnswerError).message).toBe(`Error: answer over ${MAX_ANSWER_BYTES} bytes`);
+    });
+  }
 
   it("refuses to send a header value that would end its line early", async () => {
     const scripted = await scriptedServer((response) => response.end("never"));
