@@ -76,7 +76,8 @@ export async function openConnection(url: URL, signal: AbortSignal): Promise<voi
   const connection = keep(connect(url, url.origin));
   connection.socket.ref();
   await new Promise<void>((resolve) => {
-    const giveUp = () => connection.open || drop(connection);
+    // A request that took the connection while it opened is the one to end it, by its own signal.
+    const giveUp = () => connection.open || connection.exchange || drop(connection);
     const settle = () => {
       signal.removeEventListener("abort", giveUp);
       if (waiting.get(connection.origin)?.includes(connection)) connection.socket.unref();

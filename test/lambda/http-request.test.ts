@@ -177,6 +177,19 @@ describe("a connection opened ahead", () => {
     expect(counted.connections()).toBe(2);
   });
 
+  it("taken by a request while it opens, is that request's: the opening's signal giving up does not end it", async () => {
+    const counted = await countingServer(() => false);
+    const prewarm = new AbortController();
+    const opening = openConnection(counted.url, prewarm.signal);
+    const sending = post(counted.url); // takes the connection before TCP is up
+    prewarm.abort(new Error("the prewarm's timeout"));
+    const answer = await sending;
+    expect(answer.body.toString()).toBe("answer 1");
+    expect(answer.resent).toBe(false);
+    await opening;
+    expect(counted.connections()).toBe(1);
+  });
+
   it("given up with its signal while connecting, resolves and leaves nothing open", async () => {
     // A listening socket whose backlog is never accepted: the TCP handshake completes in the kernel,
     // so use TLS, whose handshake this server never answers.
