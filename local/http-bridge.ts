@@ -51,13 +51,21 @@ export function splitTarget(request: IncomingMessage): { rawPath: string; rawQue
   return { rawPath: target.slice(0, queryStart), rawQueryString: target.slice(queryStart + 1) };
 }
 
+/** Why a body cut short cannot be read: its sender half-closed its side, or went away. */
+export const BODY_CUT_SHORT = "the client ended the request before the end of its body";
+
 /**
  * The request's body. One over `maxBytes` is read to its end all the same, keeping nothing past the limit,
  * and then refused with RequestTooLargeError: an answer sent while the client is still sending would
  * reach it as a reset, not as the answer. A body cut short (the client half-closed its side, or went away)
- * is refused as soon as that is known.
+ * is refused as soon as that is known, and so is one `unreadable` gives up on (with its reason): the
+ * server's parser failed on it, or its time ran out.
  */
-export function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
+export function readBody(
+  request: IncomingMessage,
+  maxBytes = MAX_REQUEST_BYTES,
+  unreadable?: AbortSignal,
+): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -65,6 +73,7 @@ export function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES)
     const settle = (outcome: () => void) => {
       request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onCutShort);
       socket.off("end", onCutShort);
+      unreadable?.removeEventListener("abort", onUnreadable);
       outcome();
     };
     const onData = (chunk: Buffer) => {
@@ -82,10 +91,13 @@ export function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES)
     // chunked body without its last chunk), and nothing more can come.
     const onCutShort = () => {
       if (request.complete) return;
-      onError(new Error("the client ended the request before the end of its body"));
+      onError(new Error(BODY_CUT_SHORT));
     };
+    const onUnreadable = () => onError(unreadable?.reason);
     request.on("data", onData).once("end", onEnd).once("error", onError).once("close", onCutShort);
     socket.once("end", onCutShort);
+    if (unreadable?.aborted) onUnreadable();
+    else unreadable?.addEventListener("abort", onUnreadable, { once: true });
   });
 }
 

@@ -22,6 +22,7 @@ import { ensurePlantsTable, startDynalite } from "./dynamodb.ts";
 import { answerStoreFaults, checkStoreOpens } from "./embedded-store-faults.ts";
 import { handlerEnvironment, type StoreTarget, storeIdentity } from "./handler-environment.ts";
 import {
+  BODY_CUT_SHORT,
   type HttpApiResult,
   RequestTooLargeError,
   readBody,
@@ -100,13 +101,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Built and imported before the port opens; what is left (handlerFor) takes no time.
     const handlerFor = await loadHandlerFactory();
     const server = createServer((request, response) => {
-      answering.set(request.socket, response);
+      const bodyUnreadable = new AbortController();
+      answering.set(request.socket, { response, bodyUnreadable });
       response.once("close", () => answering.delete(request.socket));
       void serve(request, response, {
         issuer,
         serving: serving.promise,
         log,
         corsAllowOrigins: options.corsAllowOrigins,
+        bodyUnreadable: bodyUnreadable.signal,
       });
     });
     server.on("clientError", answerClientError);
@@ -190,6 +193,8 @@ interface ServeContext {
   serving: Promise<Serving>;
   log: (line: string) => void;
   corsAllowOrigins: CorsAllowOrigins | undefined;
+  /** Aborted when the server can read this request's body no further (answerClientError). */
+  bodyUnreadable: AbortSignal;
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, context: ServeContext) {
@@ -241,7 +246,7 @@ async function answer(
   request: IncomingMessage,
   method: string,
   rawPath: string,
-  { issuer }: ServeContext,
+  { issuer, bodyUnreadable }: ServeContext,
   { handler, client }: Serving,
 ): Promise<Answer> {
   const requestId = randomUUID();
@@ -249,7 +254,7 @@ async function answer(
   if (method === "POST" && rawPath === TOKEN_PATH) {
     let body: Buffer;
     try {
-      body = await readBody(request, MAX_TOKEN_REQUEST_BYTES);
+      body = await readBody(request, MAX_TOKEN_REQUEST_BYTES, bodyUnreadable);
     } catch (error) {
       if (!(error instanceof RequestTooLargeError)) throw error;
       return { result: oauthError("invalid_request"), headers: { "x-amzn-requestid": requestId } };
@@ -274,7 +279,7 @@ async function answer(
   }
   let body: Buffer;
   try {
-    body = await readBody(request);
+    body = await readBody(request, undefined, bodyUnreadable);
   } catch (error) {
     if (!(error instanceof RequestTooLargeError)) throw error;
     return { result: errorResult(413, error.message) };
@@ -334,23 +339,31 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** The answer under way on each connection, if any. */
-const answering = new WeakMap<Socket, ServerResponse>();
+/** The answer under way on each connection, if any, and what tells its request its body is unreadable. */
+const answering = new WeakMap<Socket, { response: ServerResponse; bodyUnreadable: AbortController }>();
 
 /**
  * What Node does on a request it cannot parse (a bare 400, then the connection cut), except while a
- * request is being answered on that connection: a chunked body whose sender half-closed before its last
- * chunk is such a parse error, and that request gets its own answer (readBody refuses the body cut
- * short), after which the connection closes.
+ * request is being answered on that connection. Then the error (a chunked body that is not one, cut short
+ * by its sender's half-close or not; the request's time running out) ends the reading of that request's
+ * body, the request gets its own answer (400, naming the error), and the connection closes after it.
  */
 function answerClientError(error: Error, socket: Duplex): void {
-  const response = answering.get(socket as Socket);
-  if (response && !response.headersSent) {
-    response.shouldKeepAlive = false;
+  const underWay = answering.get(socket as Socket);
+  if (underWay && !underWay.response.headersSent) {
+    underWay.response.shouldKeepAlive = false;
+    underWay.bodyUnreadable.abort(new Error(unreadableBodyReason(error)));
     return;
   }
   if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
   else socket.destroy(error);
+}
+
+/** What the answer says of a body Node's parser failed on, or whose time ran out. */
+function unreadableBodyReason({ code, reason, message }: Error & { code?: string; reason?: string }): string {
+  if (code === "HPE_INVALID_EOF_STATE") return BODY_CUT_SHORT;
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return "the request did not arrive whole in time";
+  return `its body's framing is not HTTP/1.1: ${reason ?? message}`;
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(reason: unknown): void } {

@@ -8,7 +8,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { tempDataDir } from "../support/local-run.ts";
-import { halfClosedExchange, rawRequest } from "../support/raw-http.ts";
+import { halfClosedExchange, openEndedExchange, rawRequest } from "../support/raw-http.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const GRANT = "grant_type=client_credentials";
@@ -147,6 +147,23 @@ describe("bodies that do not end well", () => {
     expect(JSON.parse(body)).toEqual({
       error: 400,
       message: "the request could not be read: the client ended the request before the end of its body",
+    });
+  });
+
+  it("answers a chunked body that is not one at once, its connection still open: 400 naming it, then closes", async () => {
+    const { port } = new URL(api.url);
+    const received = await openEndedExchange(
+      Number(port),
+      "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+        "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+    );
+    const [head = "", body = ""] = received.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain("connection: close");
+    expect(JSON.parse(body)).toEqual({
+      error: 400,
+      message:
+        "the request could not be read: its body's framing is not HTTP/1.1: Invalid character in chunk size",
     });
   });
 });

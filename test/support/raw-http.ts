@@ -1,6 +1,6 @@
 /**
  * HTTP requests a fetch() cannot send, for tests of the local run: a header repeated (each copy on its
- * own line), an Origin header, a body streamed in pieces, a request its sender half-closes.
+ * own line), an Origin header, a body streamed in pieces, a request its sender half-closes or leaves open.
  */
 import { type Agent, request as httpRequest, type OutgoingHttpHeaders } from "node:http";
 import { connect } from "node:net";
@@ -82,5 +82,23 @@ export function halfClosedExchange(port: number, text: string): Promise<string> 
     socket.once("error", reject);
     socket.once("close", () => resolve(received));
     socket.end(text);
+  });
+}
+
+/**
+ * Sends `text` on a plain TCP connection and keeps it open, as a client still meaning to send more; resolves
+ * with all the server sent back once the server closes the connection.
+ */
+export function openEndedExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk;
+    });
+    socket.once("error", reject);
+    socket.once("end", () => socket.end());
+    socket.once("close", () => resolve(received));
+    socket.write(text);
   });
 }
