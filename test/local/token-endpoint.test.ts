@@ -8,7 +8,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { tempDataDir } from "../support/local-run.ts";
-import { halfClosedExchange, openEndedExchange, rawRequest } from "../support/raw-http.ts";
+import { rawExchange, rawRequest } from "../support/raw-http.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 const GRANT = "grant_type=client_credentials";
@@ -124,7 +124,7 @@ describe("bodies that do not end well", () => {
 
   it("answers a chunked request whose sender half-closes before the last chunk: 400 invalid_request", async () => {
     const { port } = new URL(api.url);
-    const received = await halfClosedExchange(
+    const received = await rawExchange(
       Number(port),
       `POST /oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${FORM}\r\n` +
         `Authorization: Basic ${encoded()}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\ngrant\r\n`,
@@ -137,7 +137,7 @@ describe("bodies that do not end well", () => {
 
   it("answers /plants the same way: its own Error body, naming the cut-short body", async () => {
     const { port } = new URL(api.url);
-    const received = await halfClosedExchange(
+    const received = await rawExchange(
       Number(port),
       "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
         'Transfer-Encoding: chunked\r\n\r\n4\r\n{"id\r\n',
@@ -152,10 +152,11 @@ describe("bodies that do not end well", () => {
 
   it("answers a chunked body that is not one at once, its connection still open: 400 naming it, then closes", async () => {
     const { port } = new URL(api.url);
-    const received = await openEndedExchange(
+    const received = await rawExchange(
       Number(port),
       "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
         "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+      { keepOpen: true },
     );
     const [head = "", body = ""] = received.split("\r\n\r\n");
     expect(head).toMatch(/^HTTP\/1\.1 400 /);

@@ -69,27 +69,11 @@ export function rawRequest(
 }
 
 /**
- * Sends `head` and `bodyStart` on a plain TCP connection, then half-closes it (FIN: no more to send,
- * still reading), and resolves with all the server sent back before closing, or "" if nothing.
+ * Sends `text` on a plain TCP connection, then half-closes it (FIN: no more to send, still reading), or
+ * with `keepOpen` leaves it open, as a client still meaning to send more; resolves with all the server
+ * sent back once it closes the connection, or "" if nothing.
  */
-export function halfClosedExchange(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    socket.on("data", (chunk) => {
-      received += chunk;
-    });
-    socket.once("error", reject);
-    socket.once("close", () => resolve(received));
-    socket.end(text);
-  });
-}
-
-/**
- * Sends `text` on a plain TCP connection and keeps it open, as a client still meaning to send more; resolves
- * with all the server sent back once the server closes the connection.
- */
-export function openEndedExchange(port: number, text: string): Promise<string> {
+export function rawExchange(port: number, text: string, { keepOpen = false } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let received = "";
@@ -99,6 +83,7 @@ export function openEndedExchange(port: number, text: string): Promise<string> {
     socket.once("error", reject);
     socket.once("end", () => socket.end());
     socket.once("close", () => resolve(received));
-    socket.write(text);
+    if (keepOpen) socket.write(text);
+    else socket.end(text);
   });
 }
