@@ -29,8 +29,11 @@ export function retryableFault(error: unknown): RetryReason | undefined {
   return undefined;
 }
 
-/** Whether a write that failed so may still have applied: it reached DynamoDB and got no answer, or a 5xx. */
+/**
+ * Whether a write that failed so may still have applied: it reached DynamoDB and got no answer, or a 5xx,
+ * or it was sent twice (a stale connection) and only the second copy was answered.
+ */
 export function mayHaveApplied(error: unknown): boolean {
   if (error instanceof TransientDynamoDbError) return error.requestSent;
-  return error instanceof DynamoDbError && error.status >= 500;
+  return error instanceof DynamoDbError && (error.resent || error.status >= 500);
 }

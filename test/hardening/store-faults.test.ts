@@ -217,6 +217,17 @@ describe("an answer lost after the write", () => {
   );
 });
 
+describe("a write sent twice over a stale connection", () => {
+  test("the first copy applied, the resend throttled, then every retry: 503 saying the plant may have been stored", async () => {
+    expect((await create(nextId++)).statusCode).toBe(200); // leaves a kept-alive connection to reuse
+    const id = nextId++;
+    faulty.script(["proxy-then-reset"], "throttle");
+    expectUnavailable(await create(id, "Mint"), "unknown");
+    expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Mint" } });
+    expect(faulty.requests().filter((request) => request.operation === "PutItem")).toHaveLength(5);
+  });
+});
+
 describe("ConditionalCheckFailed without the old item", () => {
   async function storeDirectly(id: number, name: string): Promise<void> {
     const { status } = await callDynamoDb(harness.dynamoDb.endpoint, "PutItem", {
