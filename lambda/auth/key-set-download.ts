@@ -13,12 +13,13 @@ export interface KeySetFetcher {
 export class KeySetFetchError extends Error {
   override name = "KeySetFetchError";
   constructor(
-    uri: string,
+    url: URL,
     detail: string,
     /** False for an answer other than 200: asking again at once would get the same. */
     readonly retryable: boolean,
   ) {
-    super(`fetching ${uri} failed: ${detail}`);
+    // Where the key set is, without query or credentials: a key in either is not for the logs.
+    super(`fetching ${url.origin}${url.pathname} failed: ${detail}`);
   }
 }
 
@@ -42,24 +43,25 @@ export function createJwksFetcher(
 ): KeySetFetcher {
   const fetchOnce = async (uri: string): Promise<Uint8Array> => {
     const ended = observeFetch?.(uri);
+    const url = new URL(uri);
     const timeout = timeoutSignal(clock, timeoutMs);
     let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
       answer = await sendRequest({
         method: "GET",
-        url: new URL(uri),
+        url,
         headers: { accept: "application/json" },
         signal: timeout.signal,
       });
     } catch (error) {
       ended?.({ failure: error });
-      throw new KeySetFetchError(uri, error instanceof Error ? error.message : String(error), true);
+      throw new KeySetFetchError(url, error instanceof Error ? error.message : String(error), true);
     } finally {
       timeout.cancel();
     }
     ended?.({ status: answer.status });
     if (answer.status !== 200) {
-      throw new KeySetFetchError(uri, `status code is ${answer.status}, expected 200`, false);
+      throw new KeySetFetchError(url, `status code is ${answer.status}, expected 200`, false);
     }
     return answer.body;
   };

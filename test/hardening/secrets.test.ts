@@ -145,3 +145,25 @@ test("no token, signature, Authorization value or AWS credential appears in any 
   // The payload segments would also show up decoded: no claim values (jti) either.
   expect(logText).not.toMatch(/jti|client_id|plants\/read|someone-else/);
 });
+
+test("the key set's URL is logged without its credentials or query", async () => {
+  const jwksUrl = new URL(harness.jwks.url);
+  jwksUrl.username = "svc";
+  jwksUrl.password = "UrlPasswordCanary";
+  jwksUrl.search = "?api_key=UrlQueryCanary";
+  harness.jwks.setBehaviour("fail");
+  const logs = captureLogs();
+  try {
+    // The prefetch at init fails (a WARN line), and so does the request's fetch (503, its detail logged).
+    const handler = handlerWith({ JWKS_URL: jwksUrl.href });
+    const result = await handler(apiGatewayEvent("2.0", { token: await harness.issuer.mint() }));
+    expect(result.statusCode).toBe(503);
+  } finally {
+    logs.restore();
+    harness.jwks.setBehaviour("serve");
+  }
+  const logText = logs.text();
+  expect(logText).toContain(`fetching ${jwksUrl.origin}${jwksUrl.pathname} failed`);
+  expect(logText).not.toContain("UrlPasswordCanary");
+  expect(logText).not.toContain("UrlQueryCanary");
+});
