@@ -3,7 +3,7 @@ import type { Authenticate } from "../auth/authenticate.ts";
 import { ApiError, RouteNotFoundError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
-import type { PlantStore } from "../plants/create-plant.ts";
+import { type PlantStore, StoreFailedError } from "../plants/create-plant.ts";
 import type { SampledTracing } from "../tracing/sampled-tracing.ts";
 import { invocationTraceHeader } from "../tracing/trace-header.ts";
 import {
@@ -125,7 +125,7 @@ function failureEnding(error: unknown, requestId: string): Ending {
   return {
     response,
     metric,
-    storeCalls: error instanceof ApiError ? error.storeCalls : 0,
+    storeCalls: error instanceof ApiError || error instanceof StoreFailedError ? error.storeCalls : 0,
     errorKind: kind,
     ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
   };

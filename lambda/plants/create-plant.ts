@@ -13,10 +13,24 @@ export type PutOutcome =
 /**
  * Where plants are kept (the port; lambda/store/ implements it on DynamoDB). A put never overwrites: an
  * existing id is reported with what it holds. A store that gives up throws a StoreUnavailableError
- * carrying its calls.
+ * carrying its calls; one that fails otherwise, a StoreFailedError.
  */
 export interface PlantStore {
   putIfAbsent(plant: NewPlant): Promise<PutOutcome>;
+}
+
+/**
+ * A store's failure no retry could help (refused for good, a stored item that is not a plant, a bug): a
+ * 500 like any bug, which still carries the calls the store made, for the StoreAttempts metric.
+ */
+export class StoreFailedError extends Error {
+  override name = "StoreFailedError";
+  constructor(
+    readonly storeCalls: number,
+    cause: unknown,
+  ) {
+    super("the plant store failed", { cause });
+  }
 }
 
 export interface CreateOutcome {

@@ -1,7 +1,7 @@
 import { type Clock, systemClock, timeoutSignal } from "../clock.ts";
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
 import { StoreUnavailableError } from "../errors.ts";
-import type { PlantStore, PutOutcome } from "../plants/create-plant.ts";
+import { type PlantStore, type PutOutcome, StoreFailedError } from "../plants/create-plant.ts";
 import type { NewPlant } from "../plants/plant.ts";
 import { type RetryOptions, RetryQuota, withRetries } from "../retry/standard-retry.ts";
 import {
@@ -134,7 +134,9 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
         unavailable.storeCalls = calls;
         return unavailable;
       };
-      return withRetries({ ...retries, giveUp }, attempt);
+      return withRetries({ ...retries, giveUp }, attempt).catch((error: unknown) => {
+        throw error instanceof StoreUnavailableError ? error : new StoreFailedError(calls, error);
+      });
     },
     async prewarm(signal) {
       if (signal) return client.prewarm(signal);

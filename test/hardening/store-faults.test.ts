@@ -21,6 +21,7 @@ import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts
 import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
+import { captureLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
@@ -225,6 +226,23 @@ describe("a write sent twice over a stale connection", () => {
     expectUnavailable(await create(id, "Mint"), "unknown");
     expect(await storedItem(id)).toEqual({ id: { N: String(id) }, name: { S: "Mint" } });
     expect(faulty.requests().filter((request) => request.operation === "PutItem")).toHaveLength(5);
+  });
+});
+
+describe("a refusal no retry can help", () => {
+  test("after two throttled attempts: a 500, whose log line still counts the 3 calls and the fault", async () => {
+    faulty.script(["throttle", "throttle", "access-denied"], "proxy");
+    const logs = captureLogs();
+    let result: ApiGatewayResult;
+    try {
+      result = await create(nextId++);
+    } finally {
+      logs.restore();
+    }
+    expect(expectErrorAnswer(result, 500).message).toMatch(/^internal error/);
+    const [line] = logs.stdoutLines().map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(line).toMatchObject({ status: 500, StoreAttempts: 3, Fault: 1 });
+    expect(line?.detail).toMatch(/caused by: DynamoDB answered 400 AccessDeniedException/);
   });
 });
 

@@ -17,6 +17,7 @@ import { sigV4Refusal } from "./sigv4-verifier.ts";
  *   ignore ReturnValuesOnConditionCheckFailure answer;
  * - `proxy-then-hang`, `proxy-then-reset`: forward it (so the write happens) but lose the answer;
  * - `replicated-write-conflict`: ReplicatedWriteConflictException (another Region writing the same item);
+ * - `access-denied`: AccessDeniedException, a refusal no retry can help (the role lacks the permission);
  * - `proxy-then-replicated-write-conflict`: forward it (the other Region's identical write lands), then
  *   answer ReplicatedWriteConflictException.
  */
@@ -36,6 +37,7 @@ export type Fault =
   | "proxy-then-hang"
   | "proxy-then-reset"
   | "replicated-write-conflict"
+  | "access-denied"
   | "proxy-then-replicated-write-conflict";
 
 export interface RecordedRequest {
@@ -167,6 +169,8 @@ export async function startFaultyDynamoDb(
         return error(400, "ReplicatedWriteConflictException", REPLICATED_WRITE_CONFLICT_MESSAGE);
       case "replicated-write-conflict":
         return error(400, "ReplicatedWriteConflictException", REPLICATED_WRITE_CONFLICT_MESSAGE);
+      case "access-denied":
+        return error(400, "AccessDeniedException", "User is not authorized to perform: dynamodb:PutItem");
     }
   }
 
