@@ -2,9 +2,9 @@
  * Retries safe by design: a create is idempotent (an identical replay answers 200) and a token request
  * changes nothing, so a failure that may be passing (429, 502, 503, 504, no answer, a timeout, even after
  * the request was sent) is tried again, in the shape of the AWS SDKs' standard mode: few attempts,
- * full-jitter backoff or the server's Retry-After (capped), all inside one deadline, each attempt with its
- * own timeout, and a retry quota per client: in an outage its calls soon stop retrying and fail at once,
- * instead of tripling the load on a struggling service. The client's own loop: it ships nothing of the
+ * full-jitter backoff or the server's longer Retry-After (capped), all inside one deadline, each attempt
+ * with its own timeout, and a retry quota per client: in an outage its calls soon stop retrying and fail
+ * at once, instead of tripling the load on a struggling service. The client's own loop: it ships nothing of the
  * function's. A redirect, a refusal and a 500 are not retried: sending again would get the same answer.
  */
 import { type Clock, sleep, timeoutReason } from "./clock.ts";
@@ -44,19 +44,21 @@ export const DEFAULT_RETRY_POLICY: Readonly<Required<RetryOptions>> = {
 /** The statuses worth another attempt: throttled, or the service or its gateway passing out. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
+/** The longest wait a timer keeps (2^31 − 1 ms, about 24.8 days): Node and browsers fire a longer one at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** @internal */
 export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY };
   for (const [key, value] of Object.entries(options) as [keyof RetryPolicy, number | undefined][]) {
     if (value === undefined) continue;
-    if (
-      !Number.isFinite(value) ||
-      value < 0 ||
-      (key === "maxAttempts" && (value < 1 || !Number.isInteger(value)))
-    ) {
-      throw new TypeError(
-        `retry.${key} must be a ${key === "maxAttempts" ? "whole number ≥ 1" : "number ≥ 0"}, got ${value}`,
-      );
+    const valid =
+      key === "maxAttempts"
+        ? Number.isInteger(value) && value >= 1
+        : Number.isFinite(value) && value >= 0 && value <= MAX_TIMER_MS;
+    if (!valid) {
+      const rule = key === "maxAttempts" ? "whole number ≥ 1" : `number of ms from 0 to ${MAX_TIMER_MS}`;
+      throw new TypeError(`retry.${key} must be a ${rule}, got ${value}`);
     }
     policy[key] = value;
   }
@@ -159,10 +161,10 @@ export async function requestWithRetries<T>(
         await failure.getNewToken();
         continue;
       }
-      const delayMs =
-        failure.retryAfterMs !== undefined
-          ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
-          : random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retriesWaited);
+      // As the AWS SDKs' standard mode: the server's Retry-After (capped) when it asks for longer than the
+      // jittered backoff, never less (a Retry-After of 0, or a date already past, is no burst of retries).
+      const backoffMs = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retriesWaited);
+      const delayMs = Math.max(backoffMs, Math.min(failure.retryAfterMs ?? 0, policy.maxRetryAfterMs));
       if (clock.now() + delayMs >= deadlineAt) throw lastFailure;
       const cost = failure.failure.kind === "throttled" ? THROTTLED_RETRY_COST : FAULT_RETRY_COST;
       if (!quota.tryTake(cost)) throw lastFailure;

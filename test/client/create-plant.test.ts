@@ -266,8 +266,11 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     ["1.5, not a delay-seconds", () => "1.5", 50],
     ["-1", () => "-1", 50],
     ["a date in another format", (now: number) => new Date(now + 2000).toISOString(), 50],
+    // As the AWS SDKs' standard mode: never shorter than the backoff, so no burst of immediate retries.
+    ["0", () => "0", 50],
+    ["an HTTP-date already past", (now: number) => new Date(now - 60_000).toUTCString(), 50],
   ])(
-    "reads a Retry-After of %s as RFC 9110 does (else the jittered backoff)",
+    "reads a Retry-After of %s as RFC 9110 does (else, or when shorter, the jittered backoff)",
     async (_case, value, waited) => {
       let answered = 0;
       const { create, plantRequests, clock } = setup(
@@ -372,6 +375,10 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
   it("refuses retry settings that make no sense", () => {
     expect(() => setup(echoPlant, { retry: { maxAttempts: 0 } })).toThrow(/retry\.maxAttempts/);
     expect(() => setup(echoPlant, { retry: { deadlineMs: -1 } })).toThrow(/retry\.deadlineMs/);
+    // Past 2^31 - 1 ms a timer fires at once: every attempt would time out as it starts.
+    expect(() => setup(echoPlant, { retry: { deadlineMs: 2 ** 31 } })).toThrow(/retry\.deadlineMs/);
+    expect(() => setup(echoPlant, { retry: { attemptTimeoutMs: 3e9 } })).toThrow(/retry\.attemptTimeoutMs/);
+    expect(() => setup(echoPlant, { retry: { deadlineMs: 2 ** 31 - 1 } })).not.toThrow();
   });
 });
 
