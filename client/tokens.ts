@@ -83,7 +83,7 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
     const { token } = credentials;
     if (typeof token === "function") {
       return new CachedTokens(context.clock, new SecretMask(), (deadlineAt) =>
-        askTokenFunction(token, deadlineAt, context.clock),
+        askTokenFunction(token, deadlineAt, context.clock, context.signal),
       );
     }
     if (typeof token !== "string" || token === "") {
@@ -189,12 +189,17 @@ function expiresInMs(expiresIn: unknown): number | undefined {
 /** Milliseconds since the epoch before which an expiresAt is taken for seconds (a JWT's `exp`): 2001-09-09. */
 const EARLIEST_EXPIRY_MS = 1e12;
 
-/** What the caller's token function gives, or a PlantStoreError once the call's deadline passes first. */
+/**
+ * What the caller's token function gives, or a PlantStoreError once the call's deadline passes first, or
+ * the client's abort reason as soon as its signal aborts (the function is not asked once it has).
+ */
 async function askTokenFunction(
   ask: () => TokenFunctionResult | Promise<TokenFunctionResult>,
   deadlineAt: number,
   clock: Clock,
+  signal: AbortSignal | undefined,
 ): Promise<Granted> {
+  signal?.throwIfAborted();
   const leftMs = Math.floor(deadlineAt - clock.now());
   if (leftMs < 1) {
     throw new PlantStoreError("the token function was not asked: the call's deadline had passed", {
@@ -203,25 +208,22 @@ async function askTokenFunction(
     });
   }
   const given = await new Promise<unknown>((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      cancel();
+      signal?.removeEventListener("abort", onAbort);
+      outcome();
+    };
+    const onAbort = () => settle(() => reject(signal?.reason));
     const cancel = clock.setTimer(() => {
-      reject(
-        new PlantStoreError(
-          `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`,
-          { kind: "timeout", attempts: 0 },
-        ),
-      );
+      const message = `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`;
+      settle(() => reject(new PlantStoreError(message, { kind: "timeout", attempts: 0 })));
     }, leftMs);
+    signal?.addEventListener("abort", onAbort, { once: true });
     Promise.resolve()
       .then(ask)
       .then(
-        (value) => {
-          cancel();
-          resolve(value);
-        },
-        (error: unknown) => {
-          cancel();
-          reject(error);
-        },
+        (value) => settle(() => resolve(value)),
+        (error: unknown) => settle(() => reject(error)),
       );
   });
   return grantedByFunction(given);

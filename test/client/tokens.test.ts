@@ -143,6 +143,31 @@ describe("the token cache", () => {
     }
   });
 
+  it("stops a call waiting on the token function when the client's signal aborts; once aborted, asks nothing", async () => {
+    const clock = new FakeClock({ now: START });
+    const controller = new AbortController();
+    let asked = 0;
+    const fake = scriptedFetch(clock, ok);
+    const client = createPlantStoreClient({
+      baseUrl: BASE_URL,
+      credentials: {
+        token: () => {
+          asked++;
+          queueMicrotask(() => controller.abort(new Error("shutting down")));
+          return new Promise<string>(() => undefined); // a token function that never answers
+        },
+      },
+      fetch: fake.fetch,
+      clock,
+      signal: controller.signal,
+    });
+    // The abort's reason, not the deadline's timeout the clock would reach.
+    await expect(settle(clock, client.createPlant({ id: 1, name: "Fern" }))).rejects.toThrow("shutting down");
+    await expect(settle(clock, client.createPlant({ id: 2, name: "Fern" }))).rejects.toThrow("shutting down");
+    expect(asked).toBe(1);
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it("asks a token function again on a 401 invalid_token, but cannot replace a fixed token", async () => {
     const refused = () => json(401, { error: 401, message: "expired" }, INVALID_TOKEN_CHALLENGE);
     const clock = new FakeClock({ now: START });
