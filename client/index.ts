@@ -30,6 +30,7 @@ import {
   plantFrom,
 } from "./plant-json.ts";
 import {
+  abortFollowers,
   RETRYABLE_STATUSES,
   RefusedToken,
   RetryableFailure,
@@ -129,6 +130,7 @@ function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
     policy: retryPolicyFrom(options.retry),
     quota: new RetryQuota(),
     signal: options.signal,
+    followAbort: abortFollowers(options.signal),
   };
 }
 

@@ -121,6 +121,8 @@ export interface RetryContext {
   quota: RetryQuota;
   /** The caller's signal: aborting it stops at once, with its reason, and is never retried. */
   signal?: AbortSignal | undefined;
+  /** The client's one listener on `signal` (abortFollowers), which each call follows. */
+  followAbort: (follow: () => void) => () => void;
   /** When the call must be over (clock time). */
   deadlineAt: number;
   /** What is being called, for the timeout message (e.g. "POST http://…/plants"). */
@@ -135,6 +137,39 @@ export interface RetryContext {
  * passed is a retryable timeout. @internal
  */
 export async function requestWithRetries<T>(
+  context: RetryContext,
+  attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
+): Promise<T> {
+  // The call's own signal, aborted with the caller's: its attempts and waits listen to this one.
+  const call = new AbortController();
+  const { signal: callersSignal } = context;
+  if (callersSignal?.aborted) call.abort(callersSignal.reason);
+  const stopFollowing = context.followAbort(() => call.abort(callersSignal?.reason));
+  try {
+    return await retried({ ...context, signal: callersSignal && call.signal }, attempt);
+  } finally {
+    stopFollowing();
+  }
+}
+
+/**
+ * Each of a client's calls in flight follows its signal through one listener, held here: Node warns of
+ * a leak past 10 listeners on one signal, and a client may well have more calls in flight. @internal
+ */
+export function abortFollowers(signal: AbortSignal | undefined): RetryContext["followAbort"] {
+  const followers = new Set<() => void>();
+  const abortAll = () => {
+    for (const follow of followers) follow();
+  };
+  signal?.addEventListener("abort", abortAll, { once: true });
+  return (follow) => {
+    followers.add(follow);
+    return () => followers.delete(follow);
+  };
+}
+
+/** requestWithRetries' loop, on the call's own signal. */
+async function retried<T>(
   context: RetryContext,
   attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
 ): Promise<T> {

@@ -346,6 +346,26 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(plantRequests()).toHaveLength(1);
   });
 
+  it("runs 20 calls at once on one client signal without Node's listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const { client } = setup(
+        (request) => new Promise((resolve) => setTimeout(() => resolve(echoPlant(request, undefined)), 5)),
+        { signal: new AbortController().signal },
+      );
+      const calls = Array.from({ length: 20 }, (_, index) =>
+        client.createPlant({ id: index + 1, name: "Fern" }),
+      );
+      expect(await Promise.all(calls)).toHaveLength(20);
+      await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it("takes a clock of now and setTimer alone, as before the one clock, and waits with its timers", async () => {
     const fake = new FakeClock({ now: START });
     const timers: number[] = [];
