@@ -9,7 +9,7 @@
  * Which fields a plant has comes from openapi/openapi.yaml (client/generated/, `npm run generate`).
  */
 import { type Clock, systemClock } from "./clock.ts";
-import { PlantStoreError } from "./errors.ts";
+import { PlantStoreError, TokenEndpointError } from "./errors.ts";
 import {
   type Endpoint,
   type Exchange,
@@ -106,7 +106,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       const deadlineAt = context.clock.now() + context.policy.deadlineMs;
       let token = await tokens.token(deadlineAt);
       let tokenReplaced = false;
-      return requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
+      const posting = requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
         const answer = await postPlant(endpoint, body, token, tokens.mask, context.clock, signal);
         if (answer instanceof PlantStoreError) throw answer;
         if (!(answer instanceof InvalidTokenAnswer)) return answer;
@@ -117,8 +117,28 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
           token = await tokens.token(deadlineAt);
         });
       });
+      return posting.catch(sayWhenTheOutcomeIsUnknown);
     },
   };
+}
+
+/**
+ * A create's failure after a POST that may have reached the API unanswered (no answer, a timeout, a
+ * gateway's 502 or 504): its message says that the plant may be stored and that resending is safe.
+ */
+function sayWhenTheOutcomeIsUnknown(error: unknown): never {
+  const unanswered = (failure: PlantStoreError) =>
+    failure.kind === "network" ||
+    failure.kind === "timeout" ||
+    failure.status === 502 ||
+    failure.status === 504;
+  const posted =
+    error instanceof PlantStoreError && !(error instanceof TokenEndpointError) && error.attempts > 0;
+  if (posted && unanswered(error)) {
+    error.message +=
+      "; the plant may have been stored: sending the same create again is safe (200 if it was)";
+  }
+  throw error;
 }
 
 /** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */

@@ -103,6 +103,22 @@ describe("requests", () => {
 });
 
 describe("errors", () => {
+  it.each([
+    [504, { message: "Gateway Timeout" }, true],
+    [502, { message: "Internal Server Error" }, true],
+    [503, { error: 503, message: "the plant store is unavailable; nothing was written, retry later" }, false],
+    [409, { error: 409, message: "a plant with id 1 already exists with another name or tag" }, false],
+  ] as const)(
+    "after a %i, says whether the plant may have been stored: %o",
+    async (status, body, unknown) => {
+      const { create } = setup(() => json(status, body));
+      const error = (await create({ id: 1, name: "Fern" }).catch((thrown: unknown) => thrown)) as Error;
+      // A gateway that got no answer from the function cannot tell whether the write landed; the API's own
+      // answers say what is known in their message.
+      expect(error.message.endsWith("sending the same create again is safe (200 if it was)")).toBe(unknown);
+    },
+  );
+
   it("throws a 409 as a PlantStoreError with the API's fields and request id, and does not retry it", async () => {
     const { create, plantRequests } = setup(() =>
       json(
@@ -328,7 +344,10 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
       (thrown: unknown) => thrown,
     )) as PlantStoreError;
     expect(error).toBeInstanceOf(PlantStoreError);
-    expect(error.message).toBe(`POST ${PLANTS_URL}: no answer within 1000 ms`);
+    // Sent, and never answered: the plant may be stored, and the message says what the caller may do.
+    expect(error.message).toBe(
+      `POST ${PLANTS_URL}: no answer within 1000 ms; the plant may have been stored: sending the same create again is safe (200 if it was)`,
+    );
     expect(error.status).toBeUndefined();
     expect(plantRequests()).toHaveLength(3);
   });
