@@ -112,11 +112,12 @@ export function keySetFetchSubsegment(trace: TracedHeader, fetch: KeySetFetch): 
   const { status, failure } = fetch.outcome;
   const url = new URL(fetch.url);
   return {
-    ...subsegment(trace, url.host, fetch),
+    // X-Ray's limits: a name of at most 200 characters, none of them brackets (an IPv6 host's); a URL of 250.
+    ...subsegment(trace, url.host.replace(/[[\]]/g, "").slice(0, 200), fetch),
     namespace: "remote",
     http: {
       // Without query, fragment or credentials: only where the key set is.
-      request: { method: "GET", url: `${url.origin}${url.pathname}` },
+      request: { method: "GET", url: `${url.origin}${url.pathname}`.slice(0, 250) },
       ...(status === undefined ? {} : { response: { status } }),
     },
     ...outcomeFlags(

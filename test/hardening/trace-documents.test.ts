@@ -15,7 +15,7 @@ import { systemClock } from "../../lambda/clock.ts";
 import { createDynamoDbClient, type DynamoDbClient } from "../../lambda/store/dynamodb-client.ts";
 import { THROTTLING_TYPES } from "../../lambda/store/dynamodb-faults.ts";
 import { createInvocationTracing, type InvocationTracing } from "../../lambda/tracing/invocation-tracing.ts";
-import type { TracedHeader } from "../../lambda/tracing/subsegments.ts";
+import { keySetFetchSubsegment, type TracedHeader } from "../../lambda/tracing/subsegments.ts";
 import { parseDaemonAddress } from "../../lambda/tracing/trace-header.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
 import {
@@ -203,4 +203,21 @@ describe("the function's trace documents and X-Ray's segment document schema", (
     },
     fuzzTimeoutMs(INVOCATIONS, 200),
   );
+
+  test("a key-set download from an IPv6 host, or with a long path, is named and shown within X-Ray's limits", () => {
+    const startMs = Date.now();
+    for (const url of [
+      "https://[2001:db8::1]:8443/.well-known/jwks.json",
+      `https://${"issuer.".repeat(40)}example/.well-known/jwks.json`,
+      `https://issuer.example/${"keys/".repeat(60)}jwks.json`,
+    ]) {
+      const document = keySetFetchSubsegment(newTraceHeader(), {
+        url,
+        outcome: { status: 200 },
+        startMs,
+        endMs: startMs + 5,
+      });
+      expect(checkSchema(document), url).toEqual([]);
+    }
+  });
 });
