@@ -1,9 +1,9 @@
 /**
  * Credentials masked out of the server's words before they go into an error. A server may echo a client
  * secret or a token in any form: as it is, in another letter case, URL- or form-encoded, base64 or
- * base64url (padded or not, alone or inside the Basic credentials of the token request), hex, or cut
- * short. So every form is listed, compared without regard to case, and any run of MIN_MASKED_RUN
- * characters of one is masked, wherever it starts and ends.
+ * base64url (padded or not, alone, inside the Basic credentials of the token request or inside any longer
+ * base64), hex, or cut short. So every form is listed, compared without regard to case, and any run of
+ * MIN_MASKED_RUN characters of one is masked, wherever it starts and ends.
  */
 
 const REDACTED = "[redacted]";
@@ -116,10 +116,19 @@ export function base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** Base64 and base64url; unpadded ones are runs of these, masked as such. */
+/**
+ * Base64 and base64url of the bytes, alone and inside longer base64 (`Bearer <token>` encoded whole): base64
+ * takes 3 bytes at a time, so bytes after 1 or 2 others are written otherwise. Those forms are the
+ * characters that depend on these bytes alone: the groups between the one shared with what comes before
+ * and the one shared with what comes after. Unpadded ones are runs of these, masked as such.
+ */
 function base64Forms(bytes: Uint8Array): string[] {
-  const padded = base64(bytes);
-  return [padded, padded.replaceAll("+", "-").replaceAll("/", "_")];
+  const forms = [base64(bytes)];
+  for (const shift of [1, 2]) {
+    const shifted = base64(new Uint8Array([...new Uint8Array(shift), ...bytes]));
+    forms.push(shifted.slice(4, (shift + bytes.length) % 3 === 0 ? undefined : -4));
+  }
+  return forms.flatMap((form) => [form, form.replaceAll("+", "-").replaceAll("/", "_")]);
 }
 
 /** `text` in lower case, one UTF-16 unit for one, so that positions in it are positions in `text`. */

@@ -1,8 +1,8 @@
 /**
  * Secrets never leave in an error: whatever the token endpoint and the API answer, with the client secret
  * or a token echoed in any field the client reads (as it is, upper- or lower-case, URL-encoded,
- * form-encoded, base64 or base64url, padded or not, hex, as the Basic credentials of the request, cut
- * short; in token_type, error, error_description, message, an echoed header, a redirect's Location, or the
+ * form-encoded, base64 or base64url, padded or not, alone or inside longer base64, hex, as the Basic
+ * credentials of the request, cut short; in token_type, error, error_description, message, an echoed header, a redirect's Location, or the
  * message and cause chain of a fetch that got no answer), no message, stack, property, cause, util.inspect
  * or JSON.stringify of what createPlant throws holds them.
  */
@@ -30,10 +30,23 @@ const basic = (secret: string) =>
   Buffer.from(`${formEncoded(CLIENT_ID)}:${formEncoded(secret)}`).toString("base64");
 const plainBasic = (secret: string) => Buffer.from(`${CLIENT_ID}:${secret}`).toString("base64");
 
+/**
+ * What base64 of longer text holding `credential` after 1 or 2 other bytes (`Bearer <token>` is 7) shows
+ * of it: the characters its bytes alone decide, between the groups it shares with its neighbours.
+ */
+function inLongerBase64(credential: string): string[] {
+  return [1, 2].map((shift) => {
+    const bytes = Buffer.concat([Buffer.alloc(shift, "p"), Buffer.from(credential)]);
+    const encoded = bytes.toString("base64");
+    return encoded.slice(4, bytes.length % 3 === 0 ? undefined : -4);
+  });
+}
+
 /** Every form a server may echo a credential in: as it is, in either case, encoded every way, cut short or not. */
 function credentialForms(credential: string): string[] {
   const base64 = Buffer.from(credential).toString("base64");
   return [
+    ...inLongerBase64(credential),
     credential,
     credential.toUpperCase(),
     credential.toLowerCase(),
@@ -216,4 +229,40 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
     }),
     { numRuns: fuzzRuns(300) },
   );
+});
+
+it("masks a token or secret that a server echoes inside longer base64 (`Bearer <token>` encoded whole)", async () => {
+  const secret = "qv7k2m9x4p1r8s3t6w5y0z";
+  const token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg";
+  const base64 = (text: string) => Buffer.from(text).toString("base64");
+  for (const [tokenStatus, said] of [
+    [200, `echo ${base64(`Bearer ${token}`)}`],
+    [200, `echo ${base64(JSON.stringify({ token }))}`],
+    [401, `got ${base64(`client_secret=${secret}`)}`],
+  ] as const) {
+    const clock = new FakeClock({ now: START });
+    const fake = scriptedFetch(clock, (request: RecordedRequest) =>
+      request.url === TOKEN_URL
+        ? answer(tokenStatus, "token", token, said, ["error_description"])
+        : answer(400, "api", token, said, ["message"]),
+    );
+    const client = createPlantStoreClient({
+      baseUrl: PLANTS_URL,
+      credentials: { clientId: CLIENT_ID, clientSecret: secret, tokenUrl: TOKEN_URL },
+      fetch: fake.fetch,
+      clock,
+    });
+    const error = (await settle(clock, client.createPlant({ id: 1n, name: "Fern" })).catch(
+      (thrown: unknown) => thrown,
+    )) as Error;
+    // Whatever of the encoding is shown decodes to none of the credential.
+    const shown = [...error.message.matchAll(/[A-Za-z0-9+/=]{8,}/g)].map(([run]) =>
+      Buffer.from(run, "base64").toString("latin1"),
+    );
+    for (const decoded of shown) {
+      expect(decoded).not.toContain(token.slice(10, 20));
+      expect(decoded).not.toContain(secret.slice(5, 15));
+    }
+    expect(error.message).toContain("[redacted]");
+  }
 });
