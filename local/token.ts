@@ -22,7 +22,8 @@ function parseTokenArguments(args: string[]): TokenArguments {
     const next = args[index + 1];
     const value = () => {
       if (inlineValue !== undefined) return inlineValue;
-      if (next === undefined) throw new Error(`${flag} needs a value`);
+      // Another flag is no value: `--scope --stack` would ask the local issuer for a scope `--stack`.
+      if (next === undefined || next.startsWith("--")) throw new Error(`${flag} needs a value`);
       index++;
       return next;
     };
@@ -42,10 +43,16 @@ function splitInline(arg: string): [string, string | undefined] {
   return equals === -1 ? [arg, undefined] : [arg.slice(0, equals), arg.slice(equals + 1)];
 }
 
+/** Ten years, either way: an `exp` any JWT library reads as a date. */
+const MAX_LIFETIME_SECONDS = 10 * 366 * 24 * 3600;
+
 function integer(flag: string, text: string): number {
   const value = Number(text);
-  if (!Number.isSafeInteger(value))
-    throw new Error(`${flag} must be a whole number of seconds, got '${text}'`);
+  if (!/^-?\d+$/.test(text) || Math.abs(value) > MAX_LIFETIME_SECONDS) {
+    throw new Error(
+      `${flag} must be a whole number of seconds, at most ${MAX_LIFETIME_SECONDS} either way, got '${text}'`,
+    );
+  }
   return value;
 }
 

@@ -95,6 +95,19 @@ describe("npm start: the deployable bundle behind a local API Gateway, on the em
     expect((await errorOf(response)).message).toContain("expired");
   });
 
+  it.each([
+    ["--scope --stack", "--scope needs a value"],
+    ["--expires-in=", "--expires-in must be a whole number of seconds"],
+    ["--expires-in 9007199254740991", "--expires-in must be a whole number of seconds"],
+  ])("`npm run token -- %s` fails with one line saying why, and prints no token", async (line, why) => {
+    const args = line.split(" ");
+    const failure = await npmRun("token", args, { PLANTS_DATA_DIR: dataDir }).catch(
+      (error: { code?: number; stdout?: string; stderr?: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 1, stdout: "" });
+    expect((failure as { stderr: string }).stderr.split("\n")[0]).toContain(why);
+  });
+
   it("answers 413 to a body over 16 KiB and 415 to a body that is not JSON", async () => {
     const token = await mintLocalToken(dataDir);
     const large = await post(JSON.stringify({ id: 3, name: "x".repeat(20_000) }), bearer(token));
