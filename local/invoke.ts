@@ -37,12 +37,19 @@ async function invokeAll(eventPaths: string[], write: (result: ApiGatewayResult)
 }
 
 async function readEvent(path: string, issuer: TokenIssuer): Promise<ApiGatewayEvent> {
-  const text = await readFile(path, "utf8");
+  const text = await readFile(path, "utf8").catch((error: Error) => {
+    throw new Error(`cannot read ${path}: ${error.message}`);
+  });
+  let event: unknown;
   try {
-    return JSON.parse(text.replaceAll(TOKEN_PLACEHOLDER, await issuer.mint())) as ApiGatewayEvent;
+    event = JSON.parse(text.replaceAll(TOKEN_PLACEHOLDER, await issuer.mint()));
   } catch (error) {
     throw new Error(`${path} is not an event (JSON): ${(error as Error).message}`);
   }
+  if (typeof event !== "object" || event === null || Array.isArray(event)) {
+    throw new Error(`${path} is not an event: an API Gateway event is a JSON object`);
+  }
+  return event as ApiGatewayEvent;
 }
 
 /**

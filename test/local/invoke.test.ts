@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { npmRun, tempDataDir } from "../support/local-run.ts";
 
@@ -21,5 +23,21 @@ describe("npm run invoke: the bundled handler on event files, without a server r
   it("prints its usage, taking several files, when given none", async () => {
     const failure = await npmRun("invoke", [], {}).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining("<event.json>...") });
+  });
+
+  it("names a file that cannot be read or is no event, in one line, and runs no event", async () => {
+    const dataDir = await tempDataDir();
+    const notAnObject = join(dataDir, "list.json");
+    await writeFile(notAnObject, "[]");
+    for (const [file, why] of [
+      [dataDir, `cannot read ${dataDir}: EISDIR`],
+      [notAnObject, `${notAnObject} is not an event: an API Gateway event is a JSON object`],
+    ] as const) {
+      const failure = await npmRun("invoke", ["local/events/create-plant.json", file], {
+        PLANTS_DATA_DIR: dataDir,
+      }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      expect(failure).toMatchObject({ code: 1, stdout: "" });
+      expect((failure as { stderr: string }).stderr).toContain(`npm run invoke failed: ${why}`);
+    }
   });
 });
