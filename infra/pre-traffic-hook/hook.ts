@@ -24,7 +24,16 @@ export interface PreTrafficHookDependencies {
   readonly now: () => Date;
   /** One JSON line per deployment checked. */
   readonly log: (line: string) => void;
+  /** How long the check may take before it reports Failed (PRE_TRAFFIC_CHECK_TIMEOUT_MS). */
+  readonly checkTimeoutMs?: number;
 }
+
+/**
+ * The check's time: the probed version's cold start and its own 10 s timeout fit in it, and the report
+ * still fits in the hook's 30 s (infra/pre-traffic-check.ts). An AWS call that stalls (the SDK's clients
+ * have no timeout of their own) then fails the check rather than the hook's reporting.
+ */
+export const PRE_TRAFFIC_CHECK_TIMEOUT_MS = 20_000;
 
 /**
  * CodeDeploy's BeforeAllowTraffic hook: finds the version the deployment moves the alias to (its AppSpec),
@@ -37,7 +46,8 @@ export function createPreTrafficHook(dependencies: PreTrafficHookDependencies) {
   return async (event: LifecycleHookEvent): Promise<void> => {
     const { DeploymentId: deploymentId, LifecycleEventHookExecutionId: lifecycleEventHookExecutionId } =
       event;
-    const { verdict, targetVersion } = await probeTargetVersion(dependencies, deploymentId).catch(
+    const checkTime = AbortSignal.timeout(dependencies.checkTimeoutMs ?? PRE_TRAFFIC_CHECK_TIMEOUT_MS);
+    const { verdict, targetVersion } = await probeTargetVersion(dependencies, deploymentId, checkTime).catch(
       (error: unknown) => ({
         verdict: { passed: false, reason: `the check could not run: ${errorMessage(error)}` } as ProbeVerdict,
         targetVersion: undefined,
@@ -67,9 +77,12 @@ export function createPreTrafficHook(dependencies: PreTrafficHookDependencies) {
 async function probeTargetVersion(
   { codeDeploy, lambda, functionName, now }: PreTrafficHookDependencies,
   deploymentId: string,
+  abortSignal: AbortSignal,
 ): Promise<{ verdict: ProbeVerdict; targetVersion: string | undefined }> {
-  const { deploymentInfo } = await codeDeploy.send(new GetDeploymentCommand({ deploymentId }));
-  const target = aliasTargetOf(await appSpecContent(codeDeploy, deploymentInfo));
+  const { deploymentInfo } = await codeDeploy.send(new GetDeploymentCommand({ deploymentId }), {
+    abortSignal,
+  });
+  const target = aliasTargetOf(await appSpecContent(codeDeploy, deploymentInfo, abortSignal));
   if (target.functionName !== functionName && !target.functionName.endsWith(`:function:${functionName}`)) {
     return {
       verdict: { passed: false, reason: `the deployment moves ${target.functionName}, not ${functionName}` },
@@ -82,6 +95,7 @@ async function probeTargetVersion(
       Qualifier: target.targetVersion,
       Payload: JSON.stringify(noTokenProbeEvent(`pre-traffic-${deploymentId}`, now())),
     }),
+    { abortSignal },
   );
   const verdict = judgeProbeAnswer({
     functionError: invocation.FunctionError,
@@ -97,6 +111,7 @@ async function probeTargetVersion(
 async function appSpecContent(
   codeDeploy: CodeDeployClient,
   info: DeploymentInfo | undefined,
+  abortSignal: AbortSignal,
 ): Promise<string> {
   const inline = info?.revision?.appSpecContent?.content ?? info?.revision?.string?.content;
   if (inline) return inline;
@@ -105,6 +120,7 @@ async function appSpecContent(
   }
   const { revision } = await codeDeploy.send(
     new GetApplicationRevisionCommand({ applicationName: info.applicationName, revision: info.revision }),
+    { abortSignal },
   );
   const content = revision?.appSpecContent?.content ?? revision?.string?.content;
   if (!content) throw new Error("the deployment's revision holds no AppSpec");

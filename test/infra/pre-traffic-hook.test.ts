@@ -62,6 +62,8 @@ interface FakeAws {
   appSpec: string | undefined;
   /** The environment the invoked version runs with. */
   functionEnvironment: Record<string, string>;
+  /** Lambda takes the Invoke and never answers it (a stalled connection). */
+  invokeHangs: boolean;
   readonly invocations: { functionName: string; qualifier: string | null }[];
   readonly reports: { deploymentId: string; lifecycleEventHookExecutionId: string; status: string }[];
   close(): Promise<void>;
@@ -148,6 +150,7 @@ async function startFakeAws(): Promise<FakeAws> {
   const fake: Omit<FakeAws, "url" | "close"> = {
     appSpec: appSpecFor(FUNCTION_NAME, TARGET_VERSION),
     functionEnvironment: versionEnvironment(),
+    invokeHangs: false,
     invocations: [],
     reports: [],
   };
@@ -160,6 +163,7 @@ async function startFakeAws(): Promise<FakeAws> {
         functionName: decodeURIComponent(invoke[1]),
         qualifier: url.searchParams.get("Qualifier"),
       });
+      if (fake.invokeHangs) return;
       const answer = await invokeBundle(fake.functionEnvironment, body);
       response.writeHead(200, {
         "content-type": "application/json",
@@ -200,12 +204,16 @@ async function startFakeAws(): Promise<FakeAws> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   });
 }
 
 /** The hook as deployed, its SDK clients sent to the loopback endpoint; its log lines kept. */
-function hookUnderTest() {
+function hookUnderTest(checkTimeoutMs?: number) {
   const clientConfig = {
     endpoint: aws.url,
     region: REGION,
@@ -219,6 +227,7 @@ function hookUnderTest() {
     functionName: FUNCTION_NAME,
     now: () => new Date("2026-11-26T10:00:00Z"),
     log: (line) => logLines.push(line),
+    checkTimeoutMs,
   });
   return {
     logLines,
@@ -227,13 +236,14 @@ function hookUnderTest() {
 }
 
 /** Runs the hook once with `setup` applied to the fake AWS; returns what it reported and invoked. */
-async function deployOnce(setup: (fake: FakeAws) => void) {
+async function deployOnce(setup: (fake: FakeAws) => void, checkTimeoutMs?: number) {
   aws.reports.length = 0;
   aws.invocations.length = 0;
   aws.appSpec = appSpecFor(FUNCTION_NAME, TARGET_VERSION);
   aws.functionEnvironment = versionEnvironment();
+  aws.invokeHangs = false;
   setup(aws);
-  const hook = hookUnderTest();
+  const hook = hookUnderTest(checkTimeoutMs);
   await hook.run();
   return {
     reports: [...aws.reports],
@@ -291,6 +301,15 @@ describe("the pre-traffic hook, against the built handler bundle", () => {
     expect(invocations).toEqual([]);
     expect(reports.map((report) => report.status)).toEqual(["Failed"]);
     expect(String(log[0]?.reason)).toMatch(/moves SomeoneElsesFunction/);
+  });
+
+  it("reports Failed within its check's time when the Invoke never answers, and no later", async () => {
+    const { reports, invocations, log } = await deployOnce((fake) => {
+      fake.invokeHangs = true;
+    }, 300);
+    expect(invocations).toHaveLength(1);
+    expect(reports.map((report) => report.status)).toEqual(["Failed"]);
+    expect(String(log[0]?.reason)).toMatch(/the check could not run: .*(Abort|abort)/);
   });
 
   it("reports Failed, never nothing, when it cannot read the deployment", async () => {
