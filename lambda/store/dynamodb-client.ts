@@ -164,13 +164,16 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** The error type of a non-2xx answer's body (its `__type` without the namespace). */
+/**
+ * The error type of a non-2xx answer's body (its `__type` without the namespace); DynamoDB's are a few
+ * dozen characters, and a proxy's longer one is cut, so that no log line or trace document grows with it.
+ */
 function errorType({ __type, code }: Record<string, unknown>): string {
-  return (
+  const type =
     String(__type ?? code ?? "UnknownError")
       .split("#")
-      .pop() || "UnknownError"
-  );
+      .pop() || "UnknownError";
+  return type.slice(0, 100);
 }
 
 function decodeBody(operation: string, { status, body }: OutboundResponse): Record<string, unknown> {

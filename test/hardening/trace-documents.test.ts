@@ -54,6 +54,8 @@ const dynamoDbAnswer = fc.oneof(
         "ResourceNotFoundException",
         "InternalServerError",
         "ServiceUnavailable",
+        // A proxy's type no DynamoDB sends, 40,000 characters: its document must still fit a datagram.
+        `${"Proxy".repeat(8000)}Exception`,
       ),
       fc.constantFrom(400, 400, 429, 500, 503, 504),
       fc.boolean(),
