@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { RegionInfo } from "aws-cdk-lib/region-info";
 import { commaList } from "../lambda/comma-list.ts";
 import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
@@ -253,6 +254,9 @@ export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConf
   };
 }
 
+/** The tag every resource of a stack carries, its value the stack's name. */
+export const STACK_TAG = "plant-store:stack";
+
 /** `-c tags=team=plants,cost-center=42`: keys and values as AWS tags allow them, at most 40 pairs. */
 function readTags(readContext: ContextReader): Record<string, string> {
   const text = optionalString(readContext, "tags");
@@ -267,9 +271,15 @@ function readTags(readContext: ContextReader): Record<string, string> {
         `Context "tags" entry "${pair}" must be key=value, the key 1 to 128 letters, digits, spaces or _.:/=+-@ and not starting with aws:`,
       );
     }
-    if (value.length > 256 || !tagText.test(value)) {
+    if (value.length < 1 || value.length > 256 || !tagText.test(value)) {
       throw new ContextError(
-        `Context "tags" value of "${key}" must be at most 256 letters, digits, spaces or _.:/=+-@`,
+        `Context "tags" value of "${key}" must be 1 to 256 letters, digits, spaces or _.:/=+-@`,
+      );
+    }
+    // The stack's own tag names it (found by it after a destroy); a key given twice is a typo.
+    if (key === STACK_TAG || key in tags) {
+      throw new ContextError(
+        `Context "tags" key "${key}" is ${key === STACK_TAG ? "the stack's own tag, set to its name" : "given twice"}`,
       );
     }
     tags[key] = value;
@@ -411,7 +421,7 @@ function readExternalIssuer(
   if (jwksUrl !== undefined) requireHttpsUrl("jwksUrl", jwksUrl);
   // Without one of them any token the issuer signs, for any of its clients or APIs, would be accepted; a
   // deployed handler refuses to start without JWT_AUDIENCE or JWT_CLIENT_IDS (lambda/config.ts).
-  if (audience === undefined && clientIds === undefined) {
+  if (commaList(audience).length === 0 && commaList(clientIds).length === 0) {
     throw new ContextError(
       `Context "issuer" needs "audience" (the accepted aud values) or "clientIds" (the accepted client_id ` +
         `values): without either, tokens the issuer signs for other clients and APIs would be accepted`,
@@ -498,9 +508,12 @@ function readCustomDomain(readContext: ContextReader): CustomDomainConfig | unde
 }
 
 function requireCertificateArn(key: string, certificateArn: string): void {
-  if (!/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/.test(certificateArn)) {
+  const region = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[A-Za-z0-9-]+$/.exec(
+    certificateArn,
+  )?.[1];
+  if (region === undefined || !RegionInfo.regions.some((known) => known.name === region)) {
     throw new ContextError(
-      `Context "${key}" must be an ACM certificate ARN ` +
+      `Context "${key}" must be an ACM certificate ARN in an AWS Region ` +
         `(arn:aws:acm:<region>:<account>:certificate/<id>), got "${certificateArn}"`,
     );
   }

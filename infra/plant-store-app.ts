@@ -7,6 +7,7 @@ import {
   readPlantStoreConfig,
   readStackName,
   refuseUnknownContextKeys,
+  STACK_TAG,
 } from "./config.ts";
 import { CLOUDFRONT_WEB_ACL_REGION, EdgeWebAclStack } from "./edge-web-acl-stack.ts";
 import { addMultiRegionPlantStore } from "./multi-region/multi-region-app.ts";
@@ -22,7 +23,15 @@ import { DeployRulesPlugin } from "./rules/plugin.ts";
 function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
   const location = config.customDomain && certificateLocation(config.customDomain.certificateArn);
   if (location === undefined) throw new ContextError('"edgeProtection=waf" needs "certificateArn"');
-  const stack = new EdgeWebAclStack(app, `${stackName}-EdgeWebAcl`, {
+  const webAclStackName = `${stackName}-EdgeWebAcl`;
+  // WAF's limit on the web ACL's metric name, `<its stack's name>-web-acl`: 128 characters.
+  if (`${webAclStackName}-web-acl`.length > 128) {
+    throw new ContextError(
+      `Context "stackName" is too long for "edgeProtection=waf": the web ACL's metric ` +
+        `"<stackName>-EdgeWebAcl-web-acl" must be at most 128 characters`,
+    );
+  }
+  const stack = new EdgeWebAclStack(app, webAclStackName, {
     description: "Plant Store: the AWS WAF web ACL of the CloudFront distribution in front of the API",
     env: { account: location.account, region: CLOUDFRONT_WEB_ACL_REGION },
     crossRegionReferences: true,
@@ -31,9 +40,6 @@ function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
   });
   return { stack, env: { account: location.account, region: location.region } };
 }
-
-/** The tag every resource of a stack carries, its value the stack's name. */
-export const STACK_TAG = "plant-store:stack";
 
 /**
  * Adds the Plant Store stack, configured from the app's context, and the cdk-nag checks to `app`. With

@@ -310,6 +310,28 @@ describe("context refused at synth", () => {
     [{ tags: "aws:team=plants" }, /not starting with aws:/],
     [{ edgeProtection: "shield" }, /"edgeProtection" must be none or waf/],
     [{ edgeProtection: "waf" }, /"edgeProtection=waf" needs "domainName" and "certificateArn"/],
+    // Each below synthesized, then failed CloudFormation Validate or the deploy, naming no setting.
+    [{ tags: "team=" }, /"tags" value of "team" must be 1 to 256/],
+    [{ tags: "plant-store:stack=other" }, /"tags" key "plant-store:stack" is the stack's own tag/],
+    [{ tags: "team=a,team=b" }, /"tags" key "team" is given twice/],
+    [{ issuer: "https://idp.example.com", audience: "," }, /"issuer" needs "audience"/],
+    [
+      {
+        edgeProtection: "waf",
+        domainName: "origin.example.com",
+        certificateArn: "arn:aws:acm:eu-wst-1:123456789012:certificate/0a1b2c3d",
+      },
+      /"certificateArn" must be an ACM certificate ARN in an AWS Region/,
+    ],
+    [
+      {
+        stackName: `P${"p".repeat(111)}`,
+        edgeProtection: "waf",
+        domainName: "origin.example.com",
+        certificateArn: "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d",
+      },
+      /"stackName" is too long for "edgeProtection=waf"/,
+    ],
   ])("%j", (context, message) => {
     const error = synthesisError(context);
     // A ContextError is printed by `cdk synth` as its message alone (infra/app.ts).
