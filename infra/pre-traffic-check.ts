@@ -3,7 +3,7 @@ import { Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
 import type { ILambdaDeploymentGroup } from "aws-cdk-lib/aws-codedeploy";
 import { Policy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { type Alias, Architecture, type IFunction, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { PROBED_FUNCTION_VARIABLE } from "./pre-traffic-hook/environment.ts";
@@ -78,6 +78,8 @@ export class PreTrafficCheck extends Construct {
         target: "node24",
         // The SDK clients are bundled at the versions the tests ran, not taken from the runtime.
         externalModules: [],
+        // esbuild's list of what it wrote is noise in `cdk synth` and the tests; its warnings are not.
+        logLevel: LogLevel.WARNING,
       },
     });
     dependOnRolePolicyOnly(this.hook, this.role);
