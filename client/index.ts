@@ -134,11 +134,13 @@ function sayWhenTheOutcomeIsUnknown(error: unknown): never {
     failure.status === 504;
   const posted =
     error instanceof PlantStoreError && !(error instanceof TokenEndpointError) && error.attempts > 0;
-  if (posted && unanswered(error)) {
-    error.message +=
-      "; the plant may have been stored: sending the same create again is safe (200 if it was)";
-  }
-  throw error;
+  if (!posted || !unanswered(error)) throw error;
+  // A new error rather than a longer message: its stack, which Node prints, holds the message it was made with.
+  const { kind, status, serverMessage, retryAfterSeconds, requestId, attempts } = error;
+  throw new PlantStoreError(
+    `${error.message}; the plant may have been stored: sending the same create again is safe (200 if it was)`,
+    { kind, status, serverMessage, retryAfterSeconds, requestId, attempts },
+  );
 }
 
 /** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */

@@ -116,6 +116,9 @@ describe("errors", () => {
       // A gateway that got no answer from the function cannot tell whether the write landed; the API's own
       // answers say what is known in their message.
       expect(error.message.endsWith("sending the same create again is safe (200 if it was)")).toBe(unknown);
+      // What Node prints of it (its stack) says so too.
+      expect(error.stack?.split("\n")[0]?.endsWith("(200 if it was)")).toBe(unknown);
+      expect(error).toMatchObject({ status, attempts: status === 409 ? 1 : 3 });
     },
   );
 
