@@ -135,7 +135,7 @@ function sayWhenTheOutcomeIsUnknown(error: unknown): never {
   const posted =
     error instanceof PlantStoreError && !(error instanceof TokenEndpointError) && error.attempts > 0;
   if (!posted || !unanswered(error)) throw error;
-  // A new error rather than a longer message: its stack, which Node prints, holds the message it was made with.
+  // A new error rather than a longer message: a stack read before now holds the message it was made with.
   const { kind, status, serverMessage, retryAfterSeconds, requestId, attempts } = error;
   throw new PlantStoreError(
     `${error.message}; the plant may have been stored: sending the same create again is safe (200 if it was)`,

@@ -4,8 +4,9 @@
  * the request was sent) is tried again, in the shape of the AWS SDKs' standard mode: few attempts,
  * full-jitter backoff or the server's longer Retry-After (capped), all inside one deadline, each attempt
  * with its own timeout, and a retry quota per client: in an outage its calls soon stop retrying and fail
- * at once, instead of tripling the load on a struggling service. The client's own loop: it ships nothing of the
- * function's. A redirect, a refusal and a 500 are not retried: sending again would get the same answer.
+ * at once, instead of tripling the load on a struggling service. The client's own loop: it ships nothing
+ * of the function's. A redirect, a refusal and a 500 are not retried: sending again would get the same
+ * answer.
  */
 import { type Clock, sleep, timeoutReason } from "./clock.ts";
 import { PlantStoreError } from "./errors.ts";
@@ -44,7 +45,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<Required<RetryOptions>> = {
 /** The statuses worth another attempt: throttled, or the service or its gateway passing out. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-/** The longest wait a timer keeps (2^31 − 1 ms, about 24.8 days): Node and browsers fire a longer one at once. */
+/** The longest wait a timer keeps (2^31 − 1 ms, 24.8 days): Node and browsers fire a longer one at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** @internal */

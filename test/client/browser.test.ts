@@ -211,7 +211,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
         `the API may not allow this page's origin ${refusedOrigin} (CORS: add it to the API's allowed origins, ` +
         "corsAllowOrigins for the stack, PLANTS_CORS_ALLOW_ORIGINS for npm start), the server may be down or unreachable, " +
         "or an extension or policy blocked the request; the browser's console says which" +
-        // Nothing tells a browser's client whether the POST went out: a create that got no answer may be resent.
+        // Nothing tells a browser's client whether the POST went out: a create without an answer may be resent.
         "; the plant may have been stored: sending the same create again is safe (200 if it was)",
     );
   }, 60_000);

@@ -2,9 +2,9 @@
  * Secrets never leave in an error: whatever the token endpoint and the API answer, with the client secret
  * or a token echoed in any field the client reads (as it is, upper- or lower-case, URL-encoded,
  * form-encoded, base64 or base64url, padded or not, alone or inside longer base64, hex, as the Basic
- * credentials of the request, cut short; in token_type, error, error_description, message, an echoed header, a redirect's Location, or the
- * message and cause chain of a fetch that got no answer), no message, stack, property, cause, util.inspect
- * or JSON.stringify of what createPlant throws holds them.
+ * credentials of the request, cut short; in token_type, error, error_description, message, an echoed
+ * header, a redirect's Location, or the message and cause chain of a fetch that got no answer), no
+ * message, stack, property, cause, util.inspect or JSON.stringify of what createPlant throws holds them.
  */
 import { inspect } from "node:util";
 import fc from "fast-check";
