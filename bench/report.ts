@@ -6,8 +6,6 @@ export interface Row {
   measured: string;
   budget: string;
   verdict: Verdict;
-  /** BENCH_STRICT=1 fails the run when this row fails. */
-  strict?: boolean;
 }
 
 /** A row checked against an upper bound. */
@@ -18,9 +16,8 @@ export function budgetRow(
   value: number,
   limit: number,
   budget: string,
-  strict = false,
 ): Row {
-  return { item, result, measured, budget, verdict: value <= limit ? "PASS" : "FAIL", strict };
+  return { item, result, measured, budget, verdict: value <= limit ? "PASS" : "FAIL" };
 }
 
 export function infoRow(item: string, result: string, measured: string): Row {

@@ -114,7 +114,6 @@ function budgetRows(
       ratio,
       versusIssuerFreeFloor,
       `≤ ${versusIssuerFreeFloor}×`,
-      true,
     ),
   ];
   if (atZero) return rows;
@@ -128,7 +127,6 @@ function budgetRows(
       saved,
       versusVerifyingFloor,
       `≤ ${versusVerifyingFloor}×`,
-      true,
     ),
   ];
 }

@@ -20,7 +20,6 @@ export function bundleSizeRows(bundles: BenchBundles): Row[] {
       bundles.handlerBytes / 1024,
       BUNDLE_BUDGET_KIB,
       `≤ ${BUNDLE_BUDGET_KIB} KiB`,
-      true,
     ),
     ...bundles.peers.map((peer) => infoRow("1", `Bundle size, ${peer.name}`, kib(peer.bytes))),
   ];

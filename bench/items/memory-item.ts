@@ -97,7 +97,6 @@ function cpuBudgetAtShareRows(extra: ColdPathCondition | undefined, memoryMb: nu
       ratio,
       limit,
       `≤ ${limit}×`,
-      true,
     ),
   ];
 }
