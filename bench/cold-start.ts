@@ -46,7 +46,7 @@ export async function measureColdStart(
   bundlePath: string,
   emptyPath: string,
   rounds: number,
-  others: { name: string; path: string }[] = [],
+  others: { name: string; path: string; environment?: Record<string, string> }[] = [],
 ): Promise<ColdStartResult> {
   const subjects = [{ name: "bundle", path: bundlePath }, { name: "empty", path: emptyPath }, ...others].map(
     (subject) => ({ ...subject, times: [] as number[] }),
@@ -54,7 +54,8 @@ export async function measureColdStart(
   for (let round = 0; round < rounds; round++) {
     const start = round % subjects.length;
     for (const subject of [...subjects.slice(start), ...subjects.slice(0, start)]) {
-      subject.times.push(await timeImport(subject.path, DUMMY_ENVIRONMENT));
+      const environment = "environment" in subject ? subject.environment : undefined;
+      subject.times.push(await timeImport(subject.path, { ...DUMMY_ENVIRONMENT, ...environment }));
     }
   }
   const [bundle, empty, ...rest] = subjects.map((subject) => summarize(subject.times));
