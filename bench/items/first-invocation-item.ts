@@ -24,7 +24,12 @@ export async function firstInvocationItem(
     measureFirstInvocations(
       {
         bundlePath: setup.bundles.handlerPath,
-        environment: { ...environment, JWKS_JSON: deliveredKeySet },
+        // As in Lambda, and as item 2's cold path: the handler's init runs at import, not at the first call.
+        environment: {
+          ...environment,
+          JWKS_JSON: deliveredKeySet,
+          AWS_LAMBDA_FUNCTION_NAME: "plant-store-bench",
+        },
         token,
         runs: setup.runs,
         warmCallsPerRun: setup.warmCallsPerRun,
