@@ -93,6 +93,7 @@ async function withDataDirStore(
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
     log: () => {},
+    announce: false,
   });
   try {
     return await use(api.invoke);

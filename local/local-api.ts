@@ -30,7 +30,7 @@ import {
   toHttpApiEvent,
   writeHttpApiResult,
 } from "./http-bridge.ts";
-import { type LocalClient, saveLocalClient } from "./local-client.ts";
+import { type LocalClient, localClientOf, saveLocalClient } from "./local-client.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
 import {
@@ -66,6 +66,12 @@ export interface LocalApiOptions {
   corsAllowOrigins?: CorsAllowOrigins | undefined;
   /** Conflicts the embedded store answers as a multi-Region table would (PLANTS_REPLICATED_WRITE_CONFLICTS). */
   replicatedWriteConflicts?: ReplicatedWriteConflicts | undefined;
+  /**
+   * Whether other processes learn of this server (server.json, and its URLs in client.json): true for
+   * `npm start`. `npm run invoke`'s own short-lived one says nothing, so that another invoke waits for the
+   * data dir rather than send its events to a store about to close.
+   */
+  announce?: boolean;
 }
 
 export interface LocalApi {
@@ -120,8 +126,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const environment = handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks });
     const bundled = handlerFor(environment);
     const invoke = environment.AWS_XRAY_DAEMON_ADDRESS ? sampleEveryInvocation(bundled) : bundled;
-    const localClient = await saveLocalClient(dataDir, { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` });
-    await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
+    const urls = { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` };
+    const announce = options.announce ?? true;
+    const localClient = announce ? await saveLocalClient(dataDir, urls) : await localClientOf(dataDir, urls);
+    if (announce) await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     serving.resolve({ handler: invoke, client: localClient });
     let closing: Promise<void> | undefined;
     return {

@@ -21,19 +21,27 @@ export function localClientPath(dataDir: string): string {
   return join(dataDir, "client.json");
 }
 
-/** The client of the data dir, with its secret made now if it has none, saved with these URLs. */
-export async function saveLocalClient(
+/** The client of the data dir with these URLs, its secret made now if it has none; not saved. */
+export async function localClientOf(
   dataDir: string,
   { baseUrl, tokenUrl }: { baseUrl: string; tokenUrl: string },
 ): Promise<LocalClient> {
   const existing = await readLocalClient(dataDir);
-  const client: LocalClient = {
+  return {
     baseUrl,
     // The handler of the local run accepts tokens of this one client id (JWT_CLIENT_IDS).
     clientId: LOCAL_CLIENT_ID,
     clientSecret: existing?.clientSecret ?? randomBytes(32).toString("hex"),
     tokenUrl,
   };
+}
+
+/** The client of the data dir, with its secret made now if it has none, saved with these URLs. */
+export async function saveLocalClient(
+  dataDir: string,
+  urls: { baseUrl: string; tokenUrl: string },
+): Promise<LocalClient> {
+  const client = await localClientOf(dataDir, urls);
   const path = localClientPath(dataDir);
   const temporary = `${path}.${randomUUID()}.tmp`;
   await writeFile(temporary, `${JSON.stringify(client, null, 2)}\n`, { mode: 0o600, flag: "wx" });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
+import { apiGatewayEvent } from "../../support/events.ts";
 import { freePort } from "../support/free-port.ts";
 import { tempDataDir } from "../support/local-run.ts";
 
@@ -30,6 +31,25 @@ describe("startLocalApi, in-process (as the benchmark uses it)", () => {
       expect((await post(second, token, { id: 11, name: "Ivy" })).status).toBe(200);
     } finally {
       await second.close();
+    }
+  });
+
+  it("unannounced, as npm run invoke's own, leaves server.json unwritten and client.json as it was", async () => {
+    const dataDir = await tempDataDir();
+    const announced = await startLocalApi({ port: 0, dataDir, log: () => {} });
+    const savedClient = await readFile(join(dataDir, "client.json"), "utf8");
+    await announced.close();
+
+    const quiet = await startLocalApi({ port: 0, dataDir, log: () => {}, announce: false });
+    try {
+      // Another invoke then finds no server to borrow, and waits for the data dir to be free.
+      await expect(readFile(join(dataDir, "server.json"), "utf8")).rejects.toThrow(/ENOENT/);
+      expect(await readFile(join(dataDir, "client.json"), "utf8")).toBe(savedClient);
+      expect(
+        (await quiet.invoke(apiGatewayEvent("2.0", { token: await mintLocalToken(dataDir) }))).statusCode,
+      ).toBe(200);
+    } finally {
+      await quiet.close();
     }
   });
 
