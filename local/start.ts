@@ -68,7 +68,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 const plantsUrl = `${api.url}/plants`;
-const tokenCommand = `${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run --silent token`;
+/** The data dir for a command to paste into a shell: quoted when a space or a quote would split it. */
+const dataDirSetting = process.env.PLANTS_DATA_DIR
+  ? `PLANTS_DATA_DIR=${/^[\w@%+=:,./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replaceAll("'", "'\\''")}'`} `
+  : "";
+const tokenCommand = `${dataDirSetting}npm run --silent token`;
 const storeDescription = api.store.embedded
   ? `embedded DynamoDB (dynalite), data in ${dataDir}`
   : `DynamoDB at ${api.store.endpoint}`;
@@ -84,7 +88,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   token:  ${tokenCommand}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
   client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
-          token URL ${api.client.tokenUrl}; from code: ${process.env.PLANTS_DATA_DIR ? `PLANTS_DATA_DIR=${dataDir} ` : ""}npm run example
+          token URL ${api.client.tokenUrl}; from code: ${dataDirSetting}npm run example
   cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}; a refused browser origin is logged
 ${tracesLine}${conflictsLine}  Ctrl-C stops it.`);
 

@@ -3,13 +3,19 @@
  * SIGTERM or SIGINT sent to npm's own pid, and claims its data dir so that of two processes started
  * at once on one dir exactly one serves. Real processes, real signals, real HTTP.
  */
+import { execFile } from "node:child_process";
 import { access } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { mintLocalToken } from "../../local/local-issuer.ts";
 import { freePort } from "../support/free-port.ts";
+
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
 import {
   type Command,
   startCommand,
@@ -75,6 +81,21 @@ describe("npm start, starting", () => {
     expect(output.indexOf("Plant Store API at")).toBeLessThan(output.indexOf('"status":200'));
     process.kill(command.child.pid ?? 0, "SIGTERM");
     expect(await exitWithin(command, STOP_BOUND_MS)).toBe(0);
+  });
+});
+
+describe("npm start's banner", () => {
+  it("prints a token command that works pasted into a shell, on a data dir with a space and a quote", async () => {
+    const dataDir = join(await tempDataDir(), "plants' data dir");
+    const server = await startServer({ PLANTS_DATA_DIR: dataDir });
+    try {
+      const line = /token: +(.*npm run --silent token)/.exec(server.output())?.[1];
+      expect(line).toContain("PLANTS_DATA_DIR=");
+      const { stdout } = await promisify(execFile)("bash", ["-c", line ?? ""], { cwd: REPO_ROOT });
+      expect(stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
