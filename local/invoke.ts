@@ -98,7 +98,9 @@ async function withDataDirStore(
   try {
     return await use(api.invoke);
   } finally {
-    await api.close();
+    // Not close(): the process exits once the results are out, and until then the port serves the key set
+    // to the handler's confirming fetch.
+    await api.releaseDataDir();
   }
 }
 

@@ -82,6 +82,13 @@ export interface LocalApi {
   client: LocalClient;
   /** Runs the bundled handler on an event, as `npm run invoke` does. */
   invoke: Handler;
+  /**
+   * Closes the store and gives the data dir up, leaving the port open: `npm run invoke`'s ending, which
+   * exits right after. The handler confirms its delivered key set with a fetch after its first answer, and
+   * that fetch finds the key set served, instead of a closed port it would log as the issuer failing.
+   */
+  releaseDataDir(): Promise<void>;
+  /** Stops serving (in-flight requests get SHUTDOWN_GRACE_MS), then releases the data dir. */
   close(): Promise<void>;
 }
 
@@ -131,19 +138,27 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const localClient = announce ? await saveLocalClient(dataDir, urls) : await localClientOf(dataDir, urls);
     if (announce) await writeServerRecord(dataDir, { pid: process.pid, url, jwksUrl, store });
     serving.resolve({ handler: invoke, client: localClient });
+    let releasing: Promise<void> | undefined;
     let closing: Promise<void> | undefined;
+    const releaseDataDir = () => {
+      releasing ??= (async () => {
+        await removeServerRecord(dataDir, url);
+        // dynalite waits for its pending writes, then closes LevelDB; the claim goes last.
+        await closeStore();
+        await claim.release();
+      })();
+      return releasing;
+    };
     return {
       url,
       store,
       client: localClient,
       invoke,
+      releaseDataDir,
       close() {
         closing ??= (async () => {
           await closeServer(server);
-          await removeServerRecord(dataDir, url);
-          // dynalite waits for its pending writes, then closes LevelDB; the claim goes last.
-          await closeStore();
-          await claim.release();
+          await releaseDataDir();
         })();
         return closing;
       },

@@ -20,6 +20,17 @@ describe("npm run invoke: the bundled handler on event files, without a server r
     expect(JSON.parse(results[0]?.body ?? "")).toEqual({ name: "Fern" });
   });
 
+  it("warns of nothing when nothing went wrong, though the key set is confirmed as it ends", async () => {
+    // The handler confirms its delivered key set with a fetch after its first answer: with one event,
+    // while invoke ends. Its log lines (on stderr) are then the request's line alone.
+    const { stdout, stderr } = await npmRun("invoke", ["local/events/create-plant.json"], {
+      PLANTS_DATA_DIR: await tempDataDir(),
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ statusCode: 200 });
+    expect(stderr).toContain('"level":"INFO"');
+    expect(stderr).not.toMatch(/"level":"(WARN|ERROR)"/);
+  });
+
   it("prints its usage, taking several files, when given none", async () => {
     const failure = await npmRun("invoke", [], {}).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining("<event.json>...") });
