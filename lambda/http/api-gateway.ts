@@ -92,7 +92,7 @@ function bodyOf(
 ): RequestBody | undefined {
   const body = event?.body;
   if (typeof body !== "string") return undefined;
-  return event?.isBase64Encoded
+  return event?.isBase64Encoded === true
     ? { encoding: "base64", base64: body, contentEncoding }
     : { encoding: "text", text: body, contentLength, contentEncoding };
 }

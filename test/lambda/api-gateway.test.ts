@@ -61,6 +61,19 @@ describe("toApiRequest headers", () => {
   });
 });
 
+describe("toApiRequest body", () => {
+  it("takes a body as base64 only when isBase64Encoded is the boolean true, as API Gateway sends it", () => {
+    const body = '{"id":1,"name":"Fern"}';
+    const withFlag = (isBase64Encoded: unknown) =>
+      toApiRequest({ ...apiGatewayEvent("2.0", { body }), isBase64Encoded } as ApiGatewayEvent).body;
+    // A hand-written test event may carry the flag as text; "false" must not turn a JSON body into base64.
+    for (const flag of [false, "false", "true", 1, undefined]) {
+      expect(withFlag(flag)).toMatchObject({ encoding: "text", text: body });
+    }
+    expect(withFlag(true)).toMatchObject({ encoding: "base64", base64: body });
+  });
+});
+
 describe.each(PAYLOAD_VERSIONS)("the handler, payload %s", (version) => {
   it("does not let the last of two Authorization values win", async () => {
     const id = nextId++;
