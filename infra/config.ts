@@ -633,9 +633,15 @@ function isHostName(value: string): boolean {
   );
 }
 
+/** A context value; `null` (cdk.json's way to write a key without a value) is unset, as a key left out. */
+function contextValue(readContext: ContextReader, key: string): unknown {
+  const value = readContext(key);
+  return value === null ? undefined : value;
+}
+
 /** `true` or `false`: a string from `-c key=value`, possibly a boolean from cdk.json. */
 function readBoolean(readContext: ContextReader, key: string, defaultValue: boolean): boolean {
-  const value = readContext(key);
+  const value = contextValue(readContext, key);
   if (value === undefined) return defaultValue;
   if (value === true || value === "true") return true;
   if (value === false || value === "false") return false;
@@ -643,8 +649,8 @@ function readBoolean(readContext: ContextReader, key: string, defaultValue: bool
 }
 
 function optionalString(readContext: ContextReader, key: string): string | undefined {
-  const value = readContext(key);
-  if (value === undefined || value === null) return undefined;
+  const value = contextValue(readContext, key);
+  if (value === undefined) return undefined;
   if (typeof value !== "string") throw new ContextError(`Context "${key}" must be a string`);
   const trimmed = value.trim();
   return trimmed === "" ? undefined : trimmed;
@@ -667,7 +673,7 @@ function optionalIntegerInRange(
   min: number,
   max: number,
 ): number | undefined {
-  const value = readContext(key);
+  const value = contextValue(readContext, key);
   if (value === undefined) return undefined;
   const parsed = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof parsed !== "number" || !Number.isInteger(parsed) || parsed < min || parsed > max) {

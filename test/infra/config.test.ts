@@ -34,6 +34,16 @@ describe("readPlantStoreConfig", () => {
     });
   });
 
+  it("takes null in cdk.json for any key as that key left out: the defaults", () => {
+    const defaults = readPlantStoreConfig(contextOf({}));
+    for (const key of CONTEXT_KEYS) {
+      const withNull = contextOf({ [key]: null });
+      expect(readPlantStoreConfig(withNull), key).toEqual(defaults);
+      expect(readStackName(withNull), key).toBe(readStackName(contextOf({})));
+      expect(readMultiRegionConfig(withNull), key).toBeUndefined();
+    }
+  });
+
   it("reads tracing as true or false, from -c or cdk.json, and refuses anything else", () => {
     expect(readPlantStoreConfig(contextOf({ tracing: "false" })).tracing).toBe(false);
     expect(readPlantStoreConfig(contextOf({ tracing: false })).tracing).toBe(false);
