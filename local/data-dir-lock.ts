@@ -2,10 +2,14 @@
  * `${dataDir}/server.lock`: the claim of the one process that serves a data dir (`npm start`, or
  * `npm run invoke` opening the store itself). LevelDB takes one process at a time, and a second one
  * would fail obscurely (dynalite's "Database is closed"), so the dir is claimed, atomically, before the
- * store opens: exactly one of two processes started at the same moment wins.
+ * store opens: exactly one of two processes started at the same moment wins. A lock names its process
+ * and where that pid means something (host, boot, PID namespace): a lock from before a reboot is stale
+ * whatever process has its pid now, and one from another host or container is never taken for dead.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { readFileSync, readlinkSync } from "node:fs";
 import { link, readFile, unlink, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../lambda/clock.ts";
 
@@ -14,23 +18,49 @@ export interface DataDirClaim {
   release(): Promise<void>;
 }
 
-/** Another live process holds the data dir. */
+/** Another live process holds the data dir, or one on another host or in another container. */
 export class DataDirTakenError extends Error {
   constructor(
     readonly dataDir: string,
     readonly holderPid: number,
+    holderElsewhere?: string,
   ) {
+    const holder = holderElsewhere
+      ? `process ${holderPid} of ${holderElsewhere}, whose liveness cannot be checked from here`
+      : `process ${holderPid}`;
     super(
-      `a local API (process ${holderPid}) already serves ${dataDir}; stop it, or set another PLANTS_DATA_DIR ` +
+      `a local API (${holder}) already serves ${dataDir}; stop it, or set another PLANTS_DATA_DIR ` +
         `(if no such process is a local API, delete ${lockPath(dataDir)})`,
     );
   }
 }
 
-interface LockContent {
+/** Where a pid means one process: the host, its boot, and the PID namespace (a container has its own). */
+interface PidScope {
+  host: string;
+  boot: string;
+  pidNamespace: string;
+}
+
+interface LockContent extends Partial<PidScope> {
   pid: number;
   /** Unique per claim: tells this claim's file from any other, even in the same process. */
   claim: string;
+}
+
+/** This process's PidScope; boot and namespace are Linux's, empty elsewhere (the pid is then taken as local). */
+const ownScope: PidScope = {
+  host: hostname(),
+  boot: readOrEmpty(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()),
+  pidNamespace: readOrEmpty(() => readlinkSync("/proc/self/ns/pid")),
+};
+
+function readOrEmpty(read: () => string): string {
+  try {
+    return read();
+  } catch {
+    return "";
+  }
 }
 
 /** The claims this process holds: a lock naming this pid is stale unless its claim is one of these. */
@@ -45,7 +75,7 @@ export function lockPath(dataDir: string): string {
 
 export async function claimDataDir(dataDir: string): Promise<DataDirClaim> {
   const path = lockPath(dataDir);
-  const own: LockContent = { pid: process.pid, claim: randomUUID() };
+  const own: LockContent = { pid: process.pid, claim: randomUUID(), ...ownScope };
   const ownText = `${JSON.stringify(own)}\n`;
   // Held from before the lock exists: another claim of this process must never find it stale.
   heldClaims.add(own.claim);
@@ -55,7 +85,10 @@ export async function claimDataDir(dataDir: string): Promise<DataDirClaim> {
       const holder = await readLock(path);
       if (holder === undefined) continue; // released meanwhile: try again
       const pid = holderPid(holder.text);
-      if (pid !== undefined && isAlive(pid, holder.text)) throw new DataDirTakenError(dataDir, pid);
+      const liveness = pid === undefined ? "dead" : holderLiveness(pid, holder.text);
+      if (pid !== undefined && liveness !== "dead") {
+        throw new DataDirTakenError(dataDir, pid, liveness === "alive" ? undefined : liveness.elsewhere);
+      }
       await removeStaleLock(path, holder.text);
     }
     throw new Error(`could not claim ${dataDir}: ${path} keeps changing; is another local API starting?`);
@@ -98,10 +131,29 @@ function holderPid(text: string): number | undefined {
   }
 }
 
-/** A lock naming this process is alive only if it is one of its claims (else a previous process's, same pid). */
-function isAlive(pid: number, text: string): boolean {
-  if (pid === process.pid) return heldClaims.has(holderClaim(text) ?? "");
-  return processAlive(pid);
+/**
+ * Whether a lock's holder lives. Its pid is checked only where it means the same process as here; a lock
+ * of this host from an earlier boot is dead; one of another host or PID namespace cannot be checked and
+ * counts as alive. A lock naming no scope (written before locks named one) is taken as local.
+ */
+function holderLiveness(pid: number, text: string): "alive" | "dead" | { elsewhere: string } {
+  const scope = holderScope(text);
+  if (scope.host !== undefined && scope.host !== ownScope.host) return { elsewhere: `host ${scope.host}` };
+  if (scope.boot && ownScope.boot && scope.boot !== ownScope.boot) return "dead";
+  if (scope.pidNamespace && ownScope.pidNamespace && scope.pidNamespace !== ownScope.pidNamespace) {
+    return { elsewhere: `another PID namespace (a container?), ${scope.pidNamespace}` };
+  }
+  if (pid === process.pid) return heldClaims.has(holderClaim(text) ?? "") ? "alive" : "dead";
+  return processAlive(pid) ? "alive" : "dead";
+}
+
+function holderScope(text: string): Partial<PidScope> {
+  try {
+    const { host, boot, pidNamespace } = JSON.parse(text) as Partial<LockContent>;
+    return { host, boot, pidNamespace };
+  } catch {
+    return {};
+  }
 }
 
 function processAlive(pid: number): boolean {

@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { claimDataDir, DataDirTakenError, lockPath } from "../../local/data-dir-lock.ts";
@@ -43,6 +45,62 @@ describe("the data dir's claim", () => {
       expect(await readdir(dataDir)).toEqual(["server.lock"]);
       await won[0]?.release();
     }
+  });
+
+  describe("a lock written where its pid means another process", () => {
+    const ownLock = async () => {
+      const dataDir = await tempDataDir();
+      const claim = await claimDataDir(dataDir);
+      const own = JSON.parse(await readFile(lockPath(dataDir), "utf8")) as Record<string, unknown>;
+      await claim.release();
+      return { dataDir, own };
+    };
+
+    it("names this process's host, boot and PID namespace in its own lock", async () => {
+      const { own } = await ownLock();
+      expect(own).toMatchObject({ pid: process.pid, host: hostname() });
+      if (process.platform === "linux") {
+        expect(own.boot).toMatch(/^[0-9a-f-]{36}$/);
+        expect(own.pidNamespace).toMatch(/^pid:\[\d+\]$/);
+      }
+    });
+
+    const onLinux = process.platform === "linux";
+
+    it.runIf(onLinux)(
+      "takes over a lock of this host from an earlier boot, though a live process has its pid now",
+      async () => {
+        const { dataDir, own } = await ownLock();
+        // process.ppid lives (it ran this test), as an unrelated process may hold a pid after a reboot.
+        const earlierBoot = { ...own, pid: process.ppid, claim: "before-reboot", boot: randomUUID() };
+        await writeFile(lockPath(dataDir), JSON.stringify(earlierBoot));
+        await (await claimDataDir(dataDir)).release();
+      },
+    );
+
+    const elsewhere: [string, Record<string, string>, string][] = [
+      ["another host", { host: "another-host.example" }, "process 999999 of host another-host.example"],
+    ];
+    if (onLinux) {
+      elsewhere.push([
+        "another PID namespace",
+        { pidNamespace: "pid:[1]" },
+        "process 999999 of another PID namespace",
+      ]);
+    }
+    it.each(elsewhere)(
+      "never takes a lock of %s for dead: it cannot check that pid",
+      async (_where, scope, message) => {
+        const { dataDir, own } = await ownLock();
+        // Whatever process has this pid here, it is not the holder: a check of it here says nothing.
+        const lock = { ...own, ...scope, pid: 999_999, claim: "elsewhere" };
+        await writeFile(lockPath(dataDir), JSON.stringify(lock));
+        const refusal = await claimDataDir(dataDir).catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(DataDirTakenError);
+        expect((refusal as Error).message).toContain(message);
+        expect(JSON.parse(await readFile(lockPath(dataDir), "utf8"))).toEqual(lock);
+      },
+    );
   });
 
   it("refuses a live holder, naming its pid, and is free again once released", async () => {
