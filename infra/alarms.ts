@@ -34,6 +34,8 @@ export interface PlantStoreAlarmsProps {
   readonly alarmEmail: string | undefined;
   /** The stage's own 429s: requests the gateway refused for the shared rate, before the function ran. */
   readonly stageThrottles: IMetric;
+  /** Requests Lambda refused to run for their size, which the gateway answers with its own 500. */
+  readonly invokesTooLarge: IMetric;
 }
 
 /** The start of every rollback alarm's name: `<stack>-NewVersion…-v<version>` (CodeDeploy's role reads these). */
@@ -69,7 +71,8 @@ const CLASSIFIED_UNAVAILABLE: readonly MetricName[] = [
 /**
  * Two kinds of alarms. The operator's (`alarms`, mailed with `alarmEmail`): the function's own classified
  * counts (its faults, the store or the issuer unavailable), crashes, throttles, and the gateway's 5xx that
- * the function did not classify; nothing a caller can send moves them. The rollout's (`rollbackAlarms`,
+ * the function did not classify, less the 500s of bodies too large for Lambda to run the function on; nothing
+ * a caller can send moves them. The rollout's (`rollbackAlarms`,
  * watched by CodeDeploy): the new version's own faults and crashes only (docs/DEPLOY.md, "Rollouts").
  */
 export class PlantStoreAlarms extends Construct {
@@ -114,18 +117,19 @@ export class PlantStoreAlarms extends Construct {
         "Api5xx",
         // FILL: a difference of series only has points where all of them do.
         new MathExpression({
-          expression: `FILL(gateway5xx, 0) - ${CLASSIFIED_UNAVAILABLE.map((name) => `FILL(${name.toLowerCase()}, 0)`).join(" - ")}`,
+          expression: `FILL(gateway5xx, 0) - FILL(invokestoolarge, 0) - ${CLASSIFIED_UNAVAILABLE.map((name) => `FILL(${name.toLowerCase()}, 0)`).join(" - ")}`,
           usingMetrics: {
             gateway5xx: api.metricServerError(),
+            invokestoolarge: props.invokesTooLarge,
             ...Object.fromEntries(
               CLASSIFIED_UNAVAILABLE.map((name) => [name.toLowerCase(), functionMetric(name)]),
             ),
           },
-          label: "5xx answers but the function's classified 503s",
+          label: "5xx answers but the function's classified 503s and the bodies too large for Lambda",
           period: PERIOD,
         }),
         5,
-        `${describeRoutes()} answered 5xx the function did not classify (its own faults, crashes, timeouts, the gateway's errors)`,
+        `${describeRoutes()} answered 5xx the function did not classify (its own faults, crashes, timeouts, the gateway's errors; not a body too large for Lambda, a caller's doing)`,
       ),
       this.alarmOnSum(
         "Faults",

@@ -24,6 +24,13 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
+import {
+  AccessLogCount,
+  INVOKE_TOO_LARGE_METRIC,
+  INVOKE_TOO_LARGE_PATTERN,
+  STAGE_THROTTLED_METRIC,
+  STAGE_THROTTLED_PATTERN,
+} from "./access-log-counts.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
 import { addTokenIssuerOutputs, CognitoTokenIssuer } from "./cognito-token-issuer.ts";
 import type { PlantStoreConfig } from "./config.ts";
@@ -39,7 +46,6 @@ import { dependOnRolePolicyOnly } from "./role-dependency.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
-import { StageThrottles } from "./stage-throttles.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
@@ -82,9 +88,10 @@ interface TokenVerification {
 
 /** POST /plants: HTTP API -> Lambda -> DynamoDB, with a Cognito user pool issuing machine tokens by default. */
 export class PlantStoreStack extends Stack {
-  /** The HTTP API and its stage, for what is built around the stack (the multi-Region routing). */
+  /** The HTTP API, its stage and its access log, for what is built around the stack (the multi-Region routing). */
   readonly api: HttpApi;
   readonly stage: HttpStage;
+  readonly accessLogGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: PlantStoreStackProps) {
     super(scope, id, props);
@@ -103,10 +110,18 @@ export class PlantStoreStack extends Stack {
     const { api, stage } = apiParts;
     this.api = api;
     this.stage = stage;
+    this.accessLogGroup = apiParts.accessLogGroup;
 
-    const stageThrottles = new StageThrottles(this, "StageThrottles", {
-      accessLogGroup: apiParts.accessLogGroup,
-      apiId: api.apiId,
+    const accessLog = { accessLogGroup: apiParts.accessLogGroup, apiId: api.apiId };
+    const stageThrottles = new AccessLogCount(this, "StageThrottles", {
+      ...accessLog,
+      metricName: STAGE_THROTTLED_METRIC,
+      filterPattern: STAGE_THROTTLED_PATTERN,
+    });
+    const invokesTooLarge = new AccessLogCount(this, "InvokesTooLarge", {
+      ...accessLog,
+      metricName: INVOKE_TOO_LARGE_METRIC,
+      filterPattern: INVOKE_TOO_LARGE_PATTERN,
     });
     const alarms = new PlantStoreAlarms(this, "Alarms", {
       api,
@@ -115,6 +130,7 @@ export class PlantStoreStack extends Stack {
       table,
       alarmEmail: config.alarmEmail,
       stageThrottles: stageThrottles.metric,
+      invokesTooLarge: invokesTooLarge.metric,
     });
     const preTrafficCheck = new PreTrafficCheck(this, "PreTrafficCheck", { probedFunction: handler });
     const rollout = new SafeRollout(this, "Rollout", {

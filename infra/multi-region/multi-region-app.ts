@@ -76,7 +76,12 @@ export function addMultiRegionPlantStore(
     });
     if (shared !== undefined) stack.addStackDependency(shared);
     if (domain !== undefined) {
-      new RegionRouting(stack, "RegionRouting", { domain, api: stack.api, stage: stack.stage });
+      new RegionRouting(stack, "RegionRouting", {
+        domain,
+        api: stack.api,
+        stage: stack.stage,
+        accessLogGroup: stack.accessLogGroup,
+      });
     }
     return stack;
   });

@@ -1,6 +1,7 @@
 import { Duration, Stack } from "aws-cdk-lib";
 import type { HttpApi, HttpStage } from "aws-cdk-lib/aws-apigatewayv2";
-import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
 import {
   AaaaRecord,
   ARecord,
@@ -12,6 +13,8 @@ import {
 } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
 import { Construct } from "constructs";
+import { METRICS_NAMESPACE } from "../../lambda/metrics.ts";
+import { SERVER_FAULT_ANSWER_PATTERN } from "../access-log-counts.ts";
 import type { MultiRegionDomainConfig } from "../config.ts";
 import { CustomDomain } from "../custom-domain.ts";
 
@@ -19,13 +22,18 @@ export interface RegionRoutingProps {
   readonly domain: MultiRegionDomainConfig;
   readonly api: HttpApi;
   readonly stage: HttpStage;
+  /** The stage's access log (infra/access-log-counts.ts), of which the health metric is made. */
+  readonly accessLogGroup: ILogGroup;
 }
 
 /**
- * The health alarm: the share of the Region's answers that are 5xx, any cause (a 503 of a store that
- * cannot be reached counts: callers are better served elsewhere). Route 53 reads only single-metric alarms
- * with a standard statistic, so this is not the operator's Api5xx (a metric-math difference); the
- * gateway's `5xx` Average is that share.
+ * The health alarm: the share of the Region's answers that are 5xx, any cause of ours (a 503 of a store
+ * that cannot be reached counts: callers are better served elsewhere), but not the 500 API Gateway answers
+ * for a body too large for Lambda: anyone can send those, and at the gateway's `5xx` share a stranger
+ * could take a healthy Region out of DNS with them. Route 53 reads only single-metric alarms with a
+ * standard statistic, so the share is one metric: every access-log line counts 1 if it is such a 5xx, else
+ * 0 (the filter's default value, which CloudWatch Logs allows only without dimensions: so the API's id is
+ * in the metric's name), and its Average is the share.
  */
 export const UNHEALTHY_5XX_SHARE = 0.5;
 export const HEALTH_PERIOD = Duration.minutes(1);
@@ -47,7 +55,7 @@ export class RegionRouting extends Construct {
 
   constructor(scope: Construct, id: string, props: RegionRoutingProps) {
     super(scope, id);
-    const { domain, api, stage } = props;
+    const { domain, api, stage, accessLogGroup } = props;
     const region = Stack.of(this).region;
     const certificateArn = domain.certificateArns[region];
     if (certificateArn === undefined) throw new Error(`no certificate for ${region}`);
@@ -57,8 +65,21 @@ export class RegionRouting extends Construct {
       stage,
     });
 
+    const serverFaults = new MetricFilter(this, "ServerFaultAnswers", {
+      logGroup: accessLogGroup,
+      filterPattern: FilterPattern.literal(SERVER_FAULT_ANSWER_PATTERN),
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: `ServerFaultAnswer-${api.apiId}`,
+      metricValue: "1",
+      defaultValue: 0,
+    });
     this.healthAlarm = new Alarm(this, "ServerErrorShare", {
-      metric: api.metricServerError({ statistic: "Average", period: HEALTH_PERIOD }),
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: serverFaults.metric().metricName,
+        statistic: "Average",
+        period: HEALTH_PERIOD,
+      }),
       threshold: UNHEALTHY_5XX_SHARE,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: HEALTH_EVALUATION_PERIODS,
@@ -66,7 +87,7 @@ export class RegionRouting extends Construct {
       // No traffic is no evidence of a fault: a Region that left DNS returns once its minutes pass quietly.
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription:
-        `At least ${UNHEALTHY_5XX_SHARE * 100}% of ${region}'s answers were 5xx in each of ` +
+        `At least ${UNHEALTHY_5XX_SHARE * 100}% of ${region}'s answers were 5xx of ours (not a body too large for Lambda) in each of ` +
         `${HEALTH_EVALUATION_PERIODS} minutes: Route 53 stops sending ${domain.domainName} here`,
     });
     const alarmCheck = new HealthCheck(this, "AlarmHealthCheck", {

@@ -267,12 +267,27 @@ describe("-c regions with -c domainName, a hosted zone and a certificate per Reg
       const alarmIdentifier = alarmCheck?.AlarmIdentifier as { Name: { Ref: string }; Region: string };
       expect(alarmIdentifier.Region).toBe(region);
       expect(alarmCheck?.InsufficientDataHealthStatus).toBe("Healthy");
-      // Route 53 follows only single-metric alarms with a standard statistic: the gateway's 5xx share.
+      // Route 53 follows only single-metric alarms with a standard statistic: the share of the access
+      // log's lines that are 5xx of ours (each line 1 or the default 0), not a body too large for Lambda.
       const [apiId] = only(regional, "AWS::ApiGatewayV2::Api");
+      const metricName = { "Fn::Join": ["", ["ServerFaultAnswer-", { Ref: apiId }]] };
+      const [logGroupId] = resourcesOf(regional, "AWS::Logs::LogGroup").find(([id]) =>
+        id.startsWith("ApiAccessLogGroup"),
+      ) ?? [""];
+      expect(
+        Object.values(resources)
+          .filter((resource) => resource.Type === "AWS::Logs::MetricFilter")
+          .map((filter) => filter.Properties),
+      ).toContainEqual({
+        LogGroupName: { Ref: logGroupId },
+        FilterPattern: '{ ($.status = "5*") && ($.integrationStatus != "413") }',
+        MetricTransformations: [
+          { MetricNamespace: "PlantStore", MetricName: metricName, MetricValue: "1", DefaultValue: 0 },
+        ],
+      });
       expect(resources[alarmIdentifier.Name.Ref]?.Properties).toMatchObject({
-        Namespace: "AWS/ApiGateway",
-        MetricName: "5xx",
-        Dimensions: [{ Name: "ApiId", Value: { Ref: apiId } }],
+        Namespace: "PlantStore",
+        MetricName: metricName,
         Statistic: "Average",
         Period: 60,
         Threshold: UNHEALTHY_5XX_SHARE,

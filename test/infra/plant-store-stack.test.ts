@@ -333,13 +333,19 @@ describe("the alarms", () => {
     ]);
   });
 
-  it("page nobody for a 503 the function classified: the store, the issuer, a token naming an unknown key", () => {
+  it("page nobody for a 503 the function classified (the store, the issuer, a token naming an unknown key), nor for a body too large for Lambda", () => {
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       Threshold: 5,
       Metrics: Match.arrayWith([
         Match.objectLike({
           Expression:
-            "FILL(gateway5xx, 0) - FILL(storeunavailable, 0) - FILL(issuerunavailable, 0) - FILL(unknownsigningkeyheld, 0)",
+            "FILL(gateway5xx, 0) - FILL(invokestoolarge, 0) - FILL(storeunavailable, 0) - FILL(issuerunavailable, 0) - FILL(unknownsigningkeyheld, 0)",
+        }),
+        Match.objectLike({
+          Id: "invokestoolarge",
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: "PlantStore", MetricName: "InvokeTooLarge" }),
+          }),
         }),
         Match.objectLike({
           Id: "unknownsigningkeyheld",
@@ -671,26 +677,36 @@ describe("the pre-traffic hook", () => {
   });
 });
 
-describe("the stage's own 429s", () => {
-  const filter = onlyResource(template, "AWS::Logs::MetricFilter");
+describe("what the access log counts that AWS/ApiGateway cannot tell apart", () => {
+  const filters = Object.values(
+    template.findResources("AWS::Logs::MetricFilter") as Record<
+      string,
+      { Properties: Record<string, unknown> }
+    >,
+  ).map((filter) => filter.Properties);
+  const counting = (metricName: string, pattern: string) => ({
+    LogGroupName: { Ref: resourceLogicalId("AWS::Logs::LogGroup", "ApiAccessLogGroup") },
+    FilterPattern: pattern,
+    MetricTransformations: [
+      {
+        MetricNamespace: "PlantStore",
+        MetricName: metricName,
+        MetricValue: "1",
+        Dimensions: [{ Key: "ApiId", Value: "$.apiId" }],
+      },
+    ],
+  });
 
-  it("are counted from the access log, per API, only where no integration ran", () => {
-    expect(filter).toEqual({
-      LogGroupName: { Ref: resourceLogicalId("AWS::Logs::LogGroup", "ApiAccessLogGroup") },
-      FilterPattern: '{ ($.status = "429") && ($.integrationStatus = "-") }',
-      MetricTransformations: [
-        {
-          MetricNamespace: "PlantStore",
-          MetricName: "StageThrottled",
-          MetricValue: "1",
-          Dimensions: [{ Key: "ApiId", Value: "$.apiId" }],
-        },
-      ],
-    });
+  it("counts, per API, the stage's own 429s (no integration ran) and the bodies Lambda refused as too large", () => {
+    expect(filters).toEqual([
+      counting("StageThrottled", '{ ($.status = "429") && ($.integrationStatus = "-") }'),
+      // Lambda's RequestEntityTooLargeException: the invoke's own status, which the gateway answers 500.
+      counting("InvokeTooLarge", '{ $.integrationStatus = "413" }'),
+    ]);
     const format = JSON.parse(
       (onlyResource(template, "AWS::ApiGatewayV2::Stage").AccessLogSettings as { Format: string }).Format,
     );
-    // The fields the filter reads, as the access log writes them.
+    // The fields the filters read, as the access log writes them.
     expect(format).toMatchObject({
       apiId: "$context.apiId",
       status: "$context.status",
