@@ -40,6 +40,12 @@ export interface HttpApiResult {
 /** API Gateway HTTP APIs refuse larger request bodies. */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Lambda runs a synchronous invoke of at most this many bytes of payload (the event, as JSON): API
+ * Gateway answers a larger one with its own 500, and the function never runs.
+ */
+export const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
 /** A body over the limit: thrown once the whole body has been read (and the rest of it dropped). */
 export class RequestTooLargeError extends Error {}
 

@@ -24,6 +24,7 @@ import { handlerEnvironment, type StoreTarget, storeIdentity } from "./handler-e
 import {
   BODY_CUT_SHORT,
   type HttpApiResult,
+  MAX_INVOKE_PAYLOAD_BYTES,
   RequestTooLargeError,
   readBody,
   splitTarget,
@@ -227,7 +228,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, context
   const { corsAllowOrigins } = context;
   const origin = request.headers.origin;
   const isPreflight = corsAllowOrigins !== undefined && method === "OPTIONS";
-  const { result, headers, loggedByFunction } = await context.serving.then(
+  const { result, headers, loggedByFunction, logNote } = await context.serving.then(
     (serving): Promise<Answer> | Answer =>
       isPreflight
         ? { result: preflightResult(origin, corsAllowOrigins) }
@@ -248,7 +249,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, context
   const refusal = originRefusal(origin, corsAllowOrigins);
   try {
     writeHttpApiResult(response, { ...result, headers: { ...result.headers, ...cors } }, headers);
-    const line = `${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`;
+    const took = `${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`;
+    const line = logNote === undefined ? took : `${took}: ${logNote}`;
     if (!loggedByFunction) context.log(refusal ? `${line}: ${refusal}` : line);
     else if (refusal) context.log(`${method} ${rawPath}: ${refusal}`);
   } catch (error) {
@@ -263,6 +265,8 @@ interface Answer {
   headers?: Record<string, string>;
   /** The function answered, and wrote the request's log line. */
   loggedByFunction?: boolean;
+  /** Why the gateway answered, for the request's log line. */
+  logNote?: string;
 }
 
 async function answer(
@@ -308,6 +312,13 @@ async function answer(
     return { result: errorResult(413, error.message) };
   }
   const event = toHttpApiEvent(request, body, routeKey(route), requestId);
+  if (Buffer.byteLength(JSON.stringify(event)) > MAX_INVOKE_PAYLOAD_BYTES) {
+    return {
+      result: jsonResult(500, { message: "Internal Server Error" }),
+      headers: { "apigw-requestid": requestId },
+      logNote: `the event is over Lambda's ${MAX_INVOKE_PAYLOAD_BYTES}-byte invoke limit; the function did not run`,
+    };
+  }
   try {
     const result = await handler(event);
     return { result, headers: { "apigw-requestid": requestId }, loggedByFunction: true };

@@ -118,6 +118,25 @@ describe("npm start: the deployable bundle behind a local API Gateway, on the em
     await errorOf(text);
   });
 
+  it("answers API Gateway's own 500 to a request too large for Lambda to run, as AWS does, and stores nothing", async () => {
+    const token = await mintLocalToken(dataDir);
+    // 5 MB of JSON reaches the function, which answers 413; 7 MB is over Lambda's 6 MB invoke payload.
+    const underInvokeLimit = await post(
+      JSON.stringify({ id: 31, name: "x".repeat(5_000_000) }),
+      bearer(token),
+    );
+    expect(underInvokeLimit.status).toBe(413);
+    await errorOf(underInvokeLimit);
+    const overInvokeLimit = await post(
+      JSON.stringify({ id: 31, name: "x".repeat(7_000_000) }),
+      bearer(token),
+    );
+    expect(overInvokeLimit.status).toBe(500);
+    expect(await overInvokeLimit.json()).toEqual({ message: "Internal Server Error" });
+    const afterwards = await post(JSON.stringify({ id: 31, name: "Fern" }), bearer(token));
+    expect(afterwards.status).toBe(200);
+  });
+
   it("answers 415 naming a Content-Encoding it cannot read, and stores nothing", async () => {
     const token = await mintLocalToken(dataDir);
     const response = await fetch(`${server.url}/plants`, {
