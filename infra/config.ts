@@ -219,6 +219,27 @@ export function readStackName(readContext: ContextReader): string {
 }
 
 export function readPlantStoreConfig(readContext: ContextReader): PlantStoreConfig {
+  const config = readSettings(readContext);
+  requireBurstWithinReservation(config);
+  return config;
+}
+
+/**
+ * Each request in flight holds one of the function's executions, so a burst the stage lets through needs
+ * that many at once. Beyond a reservation Lambda throttles instead of the stage, and API Gateway answers a
+ * throttled invoke with its own 500 (no Retry-After, an operator's alarm) where the stage answers 429.
+ */
+function requireBurstWithinReservation({ reservedConcurrency, throttleBurstLimit }: PlantStoreConfig): void {
+  if (reservedConcurrency === undefined || throttleBurstLimit <= reservedConcurrency) return;
+  throw new ContextError(
+    `Context "throttleBurstLimit" (${throttleBurstLimit}) is above "reservedConcurrency" (${reservedConcurrency}): ` +
+      "a burst the stage lets through would need more executions than the function may have, and Lambda's " +
+      `throttle answers 500 where the stage's answers 429; set -c throttleBurstLimit=${reservedConcurrency} ` +
+      "or lower (and throttleRateLimit below it), or reserve more",
+  );
+}
+
+function readSettings(readContext: ContextReader): PlantStoreConfig {
   const corsAllowOrigins = optionalString(readContext, "corsAllowOrigins");
   const alarmEmail = optionalString(readContext, "alarmEmail");
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {

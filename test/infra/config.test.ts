@@ -63,10 +63,21 @@ describe("readPlantStoreConfig", () => {
   });
 
   it("reserves concurrency only when told a number", () => {
-    expect(readPlantStoreConfig(contextOf({ reservedConcurrency: "20" })).reservedConcurrency).toBe(20);
+    const reserved = contextOf({ reservedConcurrency: "200" });
+    expect(readPlantStoreConfig(reserved).reservedConcurrency).toBe(200);
     expect(
       readPlantStoreConfig(contextOf({ reservedConcurrency: "none" })).reservedConcurrency,
     ).toBeUndefined();
+  });
+
+  it("refuses a stage burst above the reserved concurrency, which Lambda would throttle with 500s", () => {
+    const read = (context: Record<string, string>) => () => readPlantStoreConfig(contextOf(context));
+    expect(read({ reservedConcurrency: "50" })).toThrow(
+      'Context "throttleBurstLimit" (100) is above "reservedConcurrency" (50)',
+    );
+    expect(read({ reservedConcurrency: "50" })).toThrow("set -c throttleBurstLimit=50 or lower");
+    expect(read({ reservedConcurrency: "50", throttleBurstLimit: "50" })).not.toThrow();
+    expect(read({ reservedConcurrency: "none", throttleBurstLimit: "500" })).not.toThrow();
   });
 
   it("rolls out all at once when told so, and refuses other styles", () => {

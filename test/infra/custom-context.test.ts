@@ -28,7 +28,7 @@ const { template, nagFindings } = synthesizePlantStore({
   jwksUrl: "https://login.example.com/tenant/keys",
   requiredScope: "plants.write",
   memorySize: "512",
-  reservedConcurrency: "5",
+  reservedConcurrency: "25",
   throttleRateLimit: "10",
   throttleBurstLimit: "20",
   corsAllowOrigins: "https://app.example.com, https://admin.example.com",
@@ -89,7 +89,7 @@ describe("with sizing and limits from context", () => {
   it("sizes and caps the function", () => {
     template.hasResourceProperties("AWS::Lambda::Function", {
       MemorySize: 512,
-      ReservedConcurrentExecutions: 5,
+      ReservedConcurrentExecutions: 25,
     });
   });
 
