@@ -16,8 +16,10 @@ export interface EdgeWebAclStackProps extends StackProps {
 }
 
 /**
- * A tenth of the stage's shared rate per client address, per minute: one source can take at most a tenth
- * of what the stage serves, so a single stranger cannot starve the callers.
+ * A tenth of the stage's shared rate per client address, per minute: over a minute one source can take at
+ * most a tenth of what the stage serves, so a single stranger cannot starve the callers for long. WAF
+ * counts no window shorter than a minute: within one, an address can still spend its share at once (the
+ * stage's burst and a few seconds of its rate). Never under WAF's minimum limit.
  */
 export function perAddressLimit(stageRateLimit: number): number {
   return Math.max(WAF_MINIMUM_RATE_LIMIT, Math.floor((stageRateLimit * RATE_WINDOW_SECONDS) / 10));
