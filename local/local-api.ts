@@ -127,6 +127,11 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       });
     });
     server.on("clientError", answerClientError);
+    // A client may close its side once its request is sent (`nc -N`, scripted HTTP/1.0-style clients) and
+    // wait for the answer, which API Gateway gives: by default Node ends such a connection at once, so the
+    // answer was lost though the plant was stored. Node's (undocumented, long-standing) switch keeps the
+    // connection open until the answer is written, then ends it.
+    (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
     undo.unshift(() => closeServer(server));
     const url = `http://127.0.0.1:${await listen(server, options.port)}`;
     const jwksUrl = `${url}${JWKS_PATH}`;

@@ -135,6 +135,26 @@ describe("bodies that do not end well", () => {
     expect(JSON.parse(body)).toEqual({ error: "invalid_request" });
   });
 
+  it("answers a whole request whose sender half-closes after it, as API Gateway does", async () => {
+    // `nc -N` and other scripted clients send the request, then close their side and wait for the answer.
+    const granted = await fetch(api.client.tokenUrl, {
+      method: "POST",
+      headers: { "content-type": FORM, authorization: `Basic ${encoded()}` },
+      body: GRANT,
+    });
+    const { access_token: token } = (await granted.json()) as { access_token: string };
+    const { port } = new URL(api.url);
+    const body = '{"id":7,"name":"Fern"}';
+    const received = await rawExchange(
+      Number(port),
+      "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+        `Authorization: Bearer ${token}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    const [head = "", answer = ""] = received.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(answer)).toEqual({ name: "Fern" });
+  });
+
   it("answers /plants the same way: its own Error body, naming the cut-short body", async () => {
     const { port } = new URL(api.url);
     const received = await rawExchange(
