@@ -69,8 +69,7 @@ export const BODY_CUT_SHORT = "the client ended the request before the end of it
  */
 export function readBody(
   request: IncomingMessage,
-  maxBytes = MAX_REQUEST_BYTES,
-  unreadable?: AbortSignal,
+  { maxBytes = MAX_REQUEST_BYTES, unreadable }: { maxBytes?: number; unreadable?: AbortSignal } = {},
 ): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -286,7 +286,7 @@ async function answer(
   if (method === "POST" && rawPath === TOKEN_PATH) {
     let body: Buffer;
     try {
-      body = await readBody(request, MAX_TOKEN_REQUEST_BYTES, bodyUnreadable);
+      body = await readBody(request, { maxBytes: MAX_TOKEN_REQUEST_BYTES, unreadable: bodyUnreadable });
     } catch (error) {
       if (!(error instanceof RequestTooLargeError)) throw error;
       return { result: oauthError("invalid_request"), headers: { "x-amzn-requestid": requestId } };
@@ -311,7 +311,7 @@ async function answer(
   }
   let body: Buffer;
   try {
-    body = await readBody(request, undefined, bodyUnreadable);
+    body = await readBody(request, { unreadable: bodyUnreadable });
   } catch (error) {
     if (!(error instanceof RequestTooLargeError)) throw error;
     return { result: errorResult(413, error.message) };
