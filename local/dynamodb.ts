@@ -2,6 +2,7 @@
  * The DynamoDB the local run, the tests and the benchmarks use: dynalite, in-process, on a loopback
  * port, with its data in LevelDB under a folder (or in memory), and the plants table created on it.
  */
+import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
 import { createDynamoDbClient } from "../lambda/store/dynamodb-client.ts";
@@ -28,6 +29,7 @@ export async function startDynalite(options: { path?: string; port?: number } = 
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  refuseBrowserPages(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
@@ -43,6 +45,30 @@ export async function startDynalite(options: { path?: string; port?: number } = 
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * dynalite checks no signature, and answers any web page's CORS preflight with `Access-Control-Allow-Origin:
+ * *`: a page the developer visits could read and change the local store behind the API's back. No
+ * DynamoDB client sends `Origin`, and a browser always does on a cross-origin call and its preflight, so
+ * such requests are refused before dynalite sees them.
+ */
+function refuseBrowserPages(server: Server): void {
+  const serve = server.listeners("request") as RequestListener[];
+  server.removeAllListeners("request");
+  server.on("request", (request, response) => {
+    if (request.headers.origin === undefined && request.method !== "OPTIONS") {
+      for (const listener of serve) listener.call(server, request, response);
+      return;
+    }
+    response.writeHead(403, { "content-type": "application/x-amz-json-1.0", connection: "close" });
+    response.end(
+      JSON.stringify({
+        __type: "com.amazonaws.dynamodb.v20120810#AccessDeniedException",
+        message: "the local store answers no browser page (a request with an Origin, or a preflight)",
+      }),
+    );
+  });
 }
 
 /** A call taking longer than this is a hung endpoint, not a slow one: fail the caller instead of waiting. */
