@@ -87,7 +87,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   store:  ${storeDescription}, table ${api.store.tableName}
   token:  ${tokenCommand}
   try:    curl -H "Authorization: Bearer $(${tokenCommand})" -H 'content-type: application/json' -d '{"id":1,"name":"Fern"}' ${plantsUrl}
-  client: id ${api.client.clientId}, secret ${api.client.clientSecret} (a local dev credential, kept in ${localClientPath(dataDir)})
+  client: id ${api.client.clientId}; its secret is in ${localClientPath(dataDir)} (mode 0600), never printed
           token URL ${api.client.tokenUrl}; from code: ${dataDirSetting}npm run example
   cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}; a refused browser origin is logged
 ${tracesLine}${conflictsLine}  Ctrl-C stops it.`);

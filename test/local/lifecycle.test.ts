@@ -4,7 +4,7 @@
  * at once on one dir exactly one serves. Real processes, real signals, real HTTP.
  */
 import { execFile } from "node:child_process";
-import { access } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -85,6 +85,23 @@ describe("npm start, starting", () => {
 });
 
 describe("npm start's banner", () => {
+  it("names the app client and where its secret is kept, but never prints the secret", async () => {
+    const dataDir = await tempDataDir();
+    const server = await startServer({ PLANTS_DATA_DIR: dataDir });
+    try {
+      const { clientId, clientSecret } = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8")) as {
+        clientId: string;
+        clientSecret: string;
+      };
+      expect(server.output()).toContain(
+        `client: id ${clientId}; its secret is in ${join(dataDir, "client.json")}`,
+      );
+      expect(server.output()).not.toContain(clientSecret);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("prints a token command that works pasted into a shell, on a data dir with a space and a quote", async () => {
     const dataDir = join(await tempDataDir(), "plants' data dir");
     const server = await startServer({ PLANTS_DATA_DIR: dataDir });
