@@ -33,6 +33,24 @@ export interface Endpoint {
 }
 
 /**
+ * `value` as a URL, or a TypeError naming the option and the value: only an absolute http: or https: URL
+ * is fetched. "localhost:3000" parses (as the scheme `localhost:`), and would fail only once called.
+ * @internal
+ */
+export function httpUrlOf(value: unknown, option: string, example: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value as string);
+  } catch {}
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw new TypeError(
+      `${option} must be an absolute http(s) URL such as ${example}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return url;
+}
+
+/**
  * The answer, or, when none came (refused, reset, DNS, a browser's refusal), a `network` PlantStoreError
  * to retry. A redirect, or an answer over MAX_ANSWER_BYTES, is thrown. @internal
  */

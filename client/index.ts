@@ -15,6 +15,7 @@ import {
   type Exchange,
   exchange,
   type FetchFunction,
+  httpUrlOf,
   kindOfStatus,
   maskedRequestId,
   retryAfterMs,
@@ -227,14 +228,7 @@ function isInvalidToken(headers: Headers): boolean {
 }
 
 function plantsUrlFrom(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError(
-      `baseUrl must be an absolute URL such as https://api.example.com, got ${JSON.stringify(baseUrl)}`,
-    );
-  }
+  const url = httpUrlOf(baseUrl, "baseUrl", "https://api.example.com");
   if (url.search || url.hash) throw new TypeError(`baseUrl must have no query or fragment, got ${baseUrl}`);
   const path = url.pathname.replace(/\/+$/, "");
   // The stack's ApiUrl output already ends in /plants; the specification's {base_url} does not.

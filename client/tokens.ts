@@ -11,6 +11,7 @@ import {
   type Exchange,
   exchange,
   type FetchFunction,
+  httpUrlOf,
   kindOfStatus,
   maskedRequestId,
   retryAfterMs,
@@ -96,6 +97,7 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
       throw new TypeError(`credentials.${field} must be a non-empty string`);
     }
   }
+  httpUrlOf(credentials.tokenUrl, "credentials.tokenUrl", "https://auth.example.com/oauth2/token");
   const { clientId, clientSecret } = credentials;
   const secretMask = new SecretMask([clientSecret], basicCredentialForms(clientId, clientSecret));
   const tokens: CachedTokens = new CachedTokens(context.clock, secretMask, (deadlineAt) =>

@@ -102,6 +102,42 @@ describe("requests", () => {
   });
 });
 
+describe("where it sends: absolute http(s) URLs only, refused when the client is made", () => {
+  it.each([
+    ["a host and port with no scheme (parsed as the scheme `localhost:`)", "localhost:3000"],
+    ["another scheme", "ftp://x/"],
+    ["a path", "/plants"],
+    ["an empty string", ""],
+  ])("refuses a baseUrl of %s with a TypeError naming it", (_case, baseUrl) => {
+    const { fetch, requests } = scriptedFetch(new FakeClock(), echoPlant);
+    expect(() => createPlantStoreClient({ baseUrl, credentials: CREDENTIALS, fetch })).toThrow(
+      new TypeError(
+        `baseUrl must be an absolute http(s) URL such as https://api.example.com, got ${JSON.stringify(baseUrl)}`,
+      ),
+    );
+    expect(requests).toHaveLength(0);
+  });
+
+  it.each(["localhost:3000/oauth2/token", "ftp://auth.example.test/oauth2/token"])(
+    "refuses a credentials.tokenUrl of %s with a TypeError naming it (a token URL is no secret)",
+    (tokenUrl) => {
+      expect(() =>
+        createPlantStoreClient({ baseUrl: BASE_URL, credentials: { ...CREDENTIALS, tokenUrl } }),
+      ).toThrow(
+        new TypeError(
+          `credentials.tokenUrl must be an absolute http(s) URL such as https://auth.example.com/oauth2/token, got ${JSON.stringify(tokenUrl)}`,
+        ),
+      );
+    },
+  );
+
+  it("takes http and https URLs, in any letter case", () => {
+    for (const baseUrl of ["http://127.0.0.1:3000", "HTTPS://plants.example.test/prod/plants"]) {
+      expect(createPlantStoreClient({ baseUrl, credentials: CREDENTIALS }).plantsUrl).toMatch(/^https?:\/\//);
+    }
+  });
+});
+
 describe("errors", () => {
   it.each([
     [504, { message: "Gateway Timeout" }, true],
