@@ -64,17 +64,28 @@ export interface PlantStoreClientOptions {
   baseUrl: string;
   credentials: Credentials;
   /** The global fetch by default. */
-  fetch?: FetchFunction;
-  retry?: RetryOptions;
+  fetch?: FetchFunction | undefined;
+  retry?: RetryOptions | undefined;
   /** Aborting it stops every call of this client at once, with the signal's reason; nothing is retried. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * For tests: the clock the client reads, waits and times out with (systemClock by default), and the
    * jitter's random source. A clock without `sleep` waits with its timers.
    */
-  clock?: Clock;
-  random?: () => number;
+  clock?: Clock | undefined;
+  random?: (() => number) | undefined;
 }
+
+/** Every option's name, for the refusal of any other; the type keeps the list whole. */
+const OPTION_NAMES = Object.keys({
+  baseUrl: 0,
+  credentials: 0,
+  fetch: 0,
+  retry: 0,
+  signal: 0,
+  clock: 0,
+  random: 0,
+} satisfies Record<keyof PlantStoreClientOptions, 0>);
 
 export interface PlantStoreClient {
   /**
@@ -90,6 +101,13 @@ export interface PlantStoreClient {
 }
 
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+  // A misspelt name (retries, maxAttempts out of retry) would otherwise be dropped, its setting silently the default.
+  const unknownOption = Object.keys(options).find((key) => !OPTION_NAMES.includes(key));
+  if (unknownOption !== undefined) {
+    throw new TypeError(
+      `unknown option '${unknownOption.slice(0, 64)}': createPlantStoreClient takes only ${OPTION_NAMES.join(", ")}`,
+    );
+  }
   const plantsUrl = plantsUrlFrom(options.baseUrl);
   const context = clientContextFrom(options);
   const tokens = tokenSourceFor(options.credentials, context);

@@ -17,23 +17,23 @@ export interface RetryOptions {
    * again with a new token after the API refused a token among them; the token endpoint's requests
    * have the same limit of their own, within the same deadline.
    */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /** Time for the whole call, waits and token requests included (default 10 s). */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
   /** Time one request may take before it is abandoned and, if time is left, sent again (default 5 s). */
-  attemptTimeoutMs?: number;
+  attemptTimeoutMs?: number | undefined;
   /** The first backoff's ceiling; it doubles per attempt (default 100 ms). */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** The backoff's largest ceiling (default 2 s). */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** The longest Retry-After honoured; a longer one is waited this long (default 5 s). */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
 }
 
 /** @internal */
-export type RetryPolicy = Required<RetryOptions>;
+export type RetryPolicy = Record<keyof RetryOptions, number>;
 
-export const DEFAULT_RETRY_POLICY: Readonly<Required<RetryOptions>> = {
+export const DEFAULT_RETRY_POLICY: Readonly<Record<keyof RetryOptions, number>> = {
   maxAttempts: 3,
   deadlineMs: 10_000,
   attemptTimeoutMs: 5_000,
@@ -51,14 +51,22 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** @internal */
 export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY };
+  const names = Object.keys(DEFAULT_RETRY_POLICY);
   for (const [key, value] of Object.entries(options) as [keyof RetryPolicy, number | undefined][]) {
+    // A misspelt name (maxAttempt) would otherwise be dropped, its setting silently the default.
+    if (!names.includes(key)) {
+      throw new TypeError(`unknown option 'retry.${key.slice(0, 64)}': retry takes only ${names.join(", ")}`);
+    }
     if (value === undefined) continue;
+    // No time at all for an attempt or a call would fail every call before it is sent.
+    const least = key === "attemptTimeoutMs" || key === "deadlineMs" ? 1 : 0;
     const valid =
       key === "maxAttempts"
         ? Number.isInteger(value) && value >= 1
-        : Number.isFinite(value) && value >= 0 && value <= MAX_TIMER_MS;
+        : Number.isFinite(value) && value >= least && value <= MAX_TIMER_MS;
     if (!valid) {
-      const rule = key === "maxAttempts" ? "whole number ≥ 1" : `number of ms from 0 to ${MAX_TIMER_MS}`;
+      const rule =
+        key === "maxAttempts" ? "whole number ≥ 1" : `number of ms from ${least} to ${MAX_TIMER_MS}`;
       throw new TypeError(`retry.${key} must be a ${rule}, got ${value}`);
     }
     policy[key] = value;

@@ -2,7 +2,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createPlantStoreClient, type PlantStoreClientOptions, PlantStoreError } from "../../client/index.ts";
+import {
+  createPlantStoreClient,
+  type PlantStoreClientOptions,
+  PlantStoreError,
+  type RetryOptions,
+} from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
   BASE_URL,
@@ -457,6 +462,36 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(() => setup(echoPlant, { retry: { deadlineMs: 2 ** 31 } })).toThrow(/retry\.deadlineMs/);
     expect(() => setup(echoPlant, { retry: { attemptTimeoutMs: 3e9 } })).toThrow(/retry\.attemptTimeoutMs/);
     expect(() => setup(echoPlant, { retry: { deadlineMs: 2 ** 31 - 1 } })).not.toThrow();
+  });
+
+  it("refuses no time at all for an attempt or a call, which would fail every call; takes no wait at all", () => {
+    for (const key of ["attemptTimeoutMs", "deadlineMs"]) {
+      expect(() => setup(echoPlant, { retry: { [key]: 0 } })).toThrow(
+        new TypeError(`retry.${key} must be a number of ms from 1 to ${2 ** 31 - 1}, got 0`),
+      );
+    }
+    expect(() =>
+      setup(echoPlant, { retry: { baseDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 } }),
+    ).not.toThrow();
+    // An option given as undefined is the default, as when it is absent.
+    expect(() => setup(echoPlant, { retry: { deadlineMs: undefined }, signal: undefined })).not.toThrow();
+  });
+
+  it("refuses a name it does not know, in the options or in retry, naming it and those it takes", () => {
+    const { fetch } = scriptedFetch(new FakeClock(), echoPlant);
+    const options = { baseUrl: BASE_URL, credentials: CREDENTIALS, fetch };
+    expect(() =>
+      createPlantStoreClient({ ...options, retries: { maxAttempts: 5 } } as PlantStoreClientOptions),
+    ).toThrow(
+      new TypeError(
+        "unknown option 'retries': createPlantStoreClient takes only baseUrl, credentials, fetch, retry, signal, clock, random",
+      ),
+    );
+    expect(() => createPlantStoreClient({ ...options, retry: { maxAttempt: 5 } as RetryOptions })).toThrow(
+      new TypeError(
+        "unknown option 'retry.maxAttempt': retry takes only maxAttempts, deadlineMs, attemptTimeoutMs, baseDelayMs, maxDelayMs, maxRetryAfterMs",
+      ),
+    );
   });
 });
 

@@ -96,6 +96,7 @@ describe("the packed tarball", () => {
 /** A consumer of the package's types, checked with the settings of a strict project. */
 const CONSUMER_SOURCE = `import {
   createPlantStoreClient,
+  DEFAULT_RETRY_POLICY,
   type NewPlant,
   type Plant,
   PlantStoreError,
@@ -142,6 +143,27 @@ function advice(kind: PlantStoreErrorKind, serverMessage: string | undefined): s
       return unknownKind;
     }
   }
+}
+
+/**
+ * Settings that may be undefined, as a caller's own optional ones are: each is the default then, and
+ * under exactOptionalPropertyTypes the types must say so.
+ */
+export function clientWithSettings(
+  baseUrl: string,
+  settings: { deadlineMs?: number; signal?: AbortSignal },
+): ReturnType<typeof createPlantStoreClient> {
+  const { deadlineMs, signal } = settings;
+  const defaults: { maxAttempts: number; deadlineMs: number } = DEFAULT_RETRY_POLICY;
+  return createPlantStoreClient({
+    baseUrl,
+    credentials: { token: "t" },
+    retry: { deadlineMs, maxAttempts: deadlineMs === undefined ? undefined : defaults.maxAttempts },
+    signal,
+    fetch: undefined,
+    clock: undefined,
+    random: undefined,
+  });
 }
 
 /** A token function that says when its token expires. */
