@@ -60,15 +60,21 @@ export async function exchange(
   mask: SecretMask,
 ): Promise<Exchange | PlantStoreError> {
   const { url, what } = endpoint;
+  const signal = init.signal ?? undefined;
   let response: Response;
   let body: string | undefined;
   try {
-    response = await endpoint.fetch(url, { ...init, redirect: "manual" });
+    // A fetch of the caller's may ignore the signal: the exchange stops waiting when it aborts all the same.
+    response = await unlessAborted(
+      endpoint.fetch(url, { ...init, redirect: "manual" }),
+      signal,
+      (late) => void late.body?.cancel().catch(() => undefined),
+    );
     if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
-    body = await cappedText(response);
+    body = await unlessAborted(cappedText(response, signal), signal);
   } catch (error) {
     if (error instanceof PlantStoreError) throw error;
-    if (init.signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
+    if (signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
     // Only words, masked: the runtime's error (undici's holds the URL it failed on) is never kept.
     return new PlantStoreError(`${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`, {
       kind: "network",
@@ -81,6 +87,34 @@ export async function exchange(
     );
   }
   return { status: response.status, headers: response.headers, body };
+}
+
+/**
+ * What `pending` gives, or the signal's reason as soon as it aborts, whatever `pending` does then: what it
+ * gives after that is handed to `late`.
+ */
+function unlessAborted<T>(
+  pending: Promise<T>,
+  signal: AbortSignal | undefined,
+  late?: (value: T) => void,
+): Promise<T> {
+  if (!signal) return pending;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) late?.(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -107,26 +141,35 @@ function redirectFailure(response: Response, { what, option }: Endpoint, mask: S
   );
 }
 
-/** The body as text, or undefined, its stream cancelled, once it is longer than MAX_ANSWER_BYTES. */
-async function cappedText(response: Response): Promise<string | undefined> {
+/**
+ * The body as text, or undefined, its stream cancelled, once it is longer than MAX_ANSWER_BYTES. An abort
+ * cancels the stream too: the exchange has stopped waiting for it.
+ */
+async function cappedText(response: Response, signal: AbortSignal | undefined): Promise<string | undefined> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > MAX_ANSWER_BYTES || !response.body) {
     await response.body?.cancel().catch(() => undefined);
     return declared > MAX_ANSWER_BYTES ? undefined : "";
   }
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    const decoder = new TextDecoder();
+    let text = "";
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      size += value.byteLength;
+      if (size > MAX_ANSWER_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        return undefined;
+      }
+      text += decoder.decode(value, { stream: true });
     }
-    text += decoder.decode(value, { stream: true });
+  } finally {
+    signal?.removeEventListener("abort", cancel);
   }
 }
 
