@@ -52,7 +52,8 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
 
 /**
  * The answer, or, when none came (refused, reset, DNS, a browser's refusal), a `network` PlantStoreError
- * to retry. A redirect, or an answer over MAX_ANSWER_BYTES, is thrown. @internal
+ * to retry. A redirect, an answer over MAX_ANSWER_BYTES, or one whose body could not be read, is thrown.
+ * @internal
  */
 export async function exchange(
   endpoint: Endpoint,
@@ -62,31 +63,37 @@ export async function exchange(
   const { url, what } = endpoint;
   const signal = init.signal ?? undefined;
   let response: Response;
-  let body: string | undefined;
   try {
     // A fetch of the caller's may ignore the signal: the exchange stops waiting when it aborts all the same.
-    response = await unlessAborted(
-      endpoint.fetch(url, { ...init, redirect: "manual" }),
-      signal,
-      (late) => void late.body?.cancel().catch(() => undefined),
-    );
-    if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
-    body = await unlessAborted(cappedText(response, signal), signal);
+    response = await unlessAborted(endpoint.fetch(url, { ...init, redirect: "manual" }), signal, discardBody);
   } catch (error) {
-    if (error instanceof PlantStoreError) throw error;
     if (signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
     // Only words, masked: the runtime's error (undici's holds the URL it failed on) is never kept.
     return new PlantStoreError(`${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`, {
       kind: "network",
     });
   }
-  if (body === undefined) {
+  if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
+  const { status, headers } = response;
+  let body: string | undefined;
+  try {
+    body = await unlessAborted(cappedText(response, signal), signal);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    // An answer came, only its body was lost (a connection reset midway): its status is known, so this is
+    // not "no answer".
     throw new PlantStoreError(
-      `${what} answered ${response.status} with a body over ${MAX_ANSWER_BYTES / 1024} KiB, which was not read`,
-      { kind: "unexpected-answer", status: response.status },
+      `${what} answered ${status}, but its body could not be read (${mask.excerpt(reasonOf(error))})`,
+      { kind: "unexpected-answer", status, requestId: maskedRequestId(headers, mask) },
     );
   }
-  return { status: response.status, headers: response.headers, body };
+  if (body === undefined) {
+    throw new PlantStoreError(
+      `${what} answered ${status} with a body over ${MAX_ANSWER_BYTES / 1024} KiB, which was not read`,
+      { kind: "unexpected-answer", status },
+    );
+  }
+  return { status, headers, body };
 }
 
 /**
@@ -130,7 +137,7 @@ function isRedirect(response: Response): boolean {
 }
 
 function redirectFailure(response: Response, { what, option }: Endpoint, mask: SecretMask): PlantStoreError {
-  void response.body?.cancel().catch(() => undefined);
+  discardBody(response);
   const location = response.headers.get("location");
   const status = response.status >= 300 && response.status < 400 ? response.status : undefined;
   const to = location ? ` to ${mask.excerpt(location, 300)}` : "";
@@ -147,9 +154,16 @@ function redirectFailure(response: Response, { what, option }: Endpoint, mask: S
  */
 async function cappedText(response: Response, signal: AbortSignal | undefined): Promise<string | undefined> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > MAX_ANSWER_BYTES || !response.body) {
-    await response.body?.cancel().catch(() => undefined);
-    return declared > MAX_ANSWER_BYTES ? undefined : "";
+  if (declared > MAX_ANSWER_BYTES) {
+    discardBody(response);
+    return undefined;
+  }
+  if (!response.body) return "";
+  if (typeof response.body.getReader !== "function") {
+    // A fetch of the caller's may give another body: node-fetch 3's is a Node stream, with no getReader.
+    // It is read whole, and MAX_ANSWER_BYTES applied after: such a body cannot be cut short from here.
+    const bytes = await response.arrayBuffer();
+    return bytes.byteLength > MAX_ANSWER_BYTES ? undefined : new TextDecoder().decode(bytes);
   }
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
@@ -171,6 +185,12 @@ async function cappedText(response: Response, signal: AbortSignal | undefined): 
   } finally {
     signal?.removeEventListener("abort", cancel);
   }
+}
+
+/** Leaves the body unread: a web stream is cancelled, another kind (node-fetch's Node stream) left as it is. */
+function discardBody(response: Response): void {
+  const body = response.body as { cancel?: () => Promise<void> } | null;
+  void body?.cancel?.().catch(() => undefined);
 }
 
 /** The runtime's words for a fetch that got no answer: its message, and the code of its cause (Node's). */

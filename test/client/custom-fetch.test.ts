@@ -1,13 +1,23 @@
 /**
  * A fetch of the caller's, against a real HTTP server on 127.0.0.1: one that ignores the request's signal
  * is given up all the same at the attempt's timeout or the call's deadline, whether it waits for the
- * answer or for its body, and an answer that comes after is cancelled unread. The fake clock moves only
- * once the request is at the server, so that what is given up is the request in flight.
+ * answer or for its body, and an answer that comes after is cancelled unread (the fake clock moves only
+ * once the request is at the server, so that what is given up is the request in flight); one whose
+ * answers have bodies without getReader (node-fetch 3's Node streams) is read, up to the cap; and a body
+ * lost after its status came is not "no answer".
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlantStoreClient, type FetchFunction, type RetryOptions } from "../../client/index.ts";
+import {
+  createPlantStoreClient,
+  type FetchFunction,
+  MAX_ANSWER_BYTES,
+  PlantStoreError,
+  type RetryOptions,
+} from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { START, settle } from "./fakes.ts";
 
@@ -25,6 +35,15 @@ beforeAll(async () => {
     request.resume();
     request.on("end", () => {
       const path = request.url ?? "";
+      const json = (body: string) =>
+        response.writeHead(200, { "content-type": "application/json" }).end(body);
+      if (path === "/answering/plants") return json('{"name":"Fern"}');
+      if (path === "/large/plants") return json(`{"name":"${"x".repeat(MAX_ANSWER_BYTES)}"}`);
+      // A status and part of the body it announced, then the connection is gone.
+      if (path === "/broken/plants") {
+        response.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        return response.write('{"name":', () => response.socket?.destroy());
+      }
       // A status and the start of a body, then nothing: its body never ends.
       if (path === "/stalled/plants") response.writeHead(200).write('{"name":');
       held.push({ path, response });
@@ -43,9 +62,9 @@ afterAll(async () => {
 /** The global fetch, without the signal: it waits for the answer and its body however long they take. */
 const ignoringSignal: FetchFunction = (url, init) => globalThis.fetch(url, { ...init, signal: null });
 
-function clientAt(path: string, retry: RetryOptions, fetch = ignoringSignal) {
-  const clock = new FakeClock({ now: START });
-  const client = createPlantStoreClient({
+/** A client of the fixed token "t" for `<baseUrl><path>`; on the system clock unless given another. */
+function clientAt(path: string, retry: RetryOptions, fetch: FetchFunction, clock?: FakeClock) {
+  return createPlantStoreClient({
     baseUrl: `${baseUrl}${path}`,
     credentials: { token: "t" },
     fetch,
@@ -53,7 +72,6 @@ function clientAt(path: string, retry: RetryOptions, fetch = ignoringSignal) {
     random: () => 0,
     retry,
   });
-  return { clock, client };
 }
 
 describe("a fetch of the caller's that ignores the request's signal", () => {
@@ -61,7 +79,8 @@ describe("a fetch of the caller's that ignores the request's signal", () => {
     ["retry.attemptTimeoutMs", { attemptTimeoutMs: 1000, maxAttempts: 2 }, 1000, 2],
     ["retry.deadlineMs", { deadlineMs: 1500, attemptTimeoutMs: 5000 }, 1500, 1],
   ])("is given up at %s while it waits for the answer", async (_option, retry, waitedMs, attempts) => {
-    const { clock, client } = clientAt("/silent", retry);
+    const clock = new FakeClock({ now: START });
+    const client = clientAt("/silent", retry, ignoringSignal, clock);
     const arrived = nextArrival();
     const call = client.createPlant({ id: 1n, name: "Fern" });
     expect(await arrived).toBe("/silent/plants");
@@ -77,15 +96,13 @@ describe("a fetch of the caller's that ignores the request's signal", () => {
     const headersCame = new Promise<void>((resolve) => {
       answered = resolve;
     });
-    const { clock, client } = clientAt(
-      "/stalled",
-      { attemptTimeoutMs: 1000, maxAttempts: 1 },
-      async (url, init) => {
-        const response = await ignoringSignal(url, init);
-        answered();
-        return response;
-      },
-    );
+    const clock = new FakeClock({ now: START });
+    const telling: FetchFunction = async (url, init) => {
+      const response = await ignoringSignal(url, init);
+      answered();
+      return response;
+    };
+    const client = clientAt("/stalled", { attemptTimeoutMs: 1000, maxAttempts: 1 }, telling, clock);
     const call = client.createPlant({ id: 2n, name: "Fern" });
     await headersCame;
     await expect(settle(clock, call)).rejects.toMatchObject({ kind: "timeout", attempts: 1 });
@@ -114,7 +131,8 @@ describe("a fetch of the caller's that ignores the request's signal", () => {
       queueMicrotask(returned);
       return new Response(body, { status: answer.status, headers: answer.headers });
     };
-    const { clock, client } = clientAt("/late", { attemptTimeoutMs: 1000, maxAttempts: 1 }, watchingCancel);
+    const clock = new FakeClock({ now: START });
+    const client = clientAt("/late", { attemptTimeoutMs: 1000, maxAttempts: 1 }, watchingCancel, clock);
     const arrived = nextArrival();
     const call = client.createPlant({ id: 3n, name: "Fern" });
     await arrived;
@@ -125,5 +143,63 @@ describe("a fetch of the caller's that ignores the request's signal", () => {
     await lateAnswerReturned;
     await new Promise((resolve) => setImmediate(resolve));
     expect(cancelled).toBe(true);
+  });
+});
+
+/**
+ * The global fetch's answer as node-fetch 3 gives it: its body a Node stream, with no getReader, read
+ * whole by arrayBuffer().
+ */
+const likeNodeFetch: FetchFunction = async (url, init) => {
+  const answer = await globalThis.fetch(url, init);
+  const body = Readable.fromWeb(answer.body as NodeReadableStream<Uint8Array>);
+  const { status, statusText, headers, ok, redirected, type } = answer;
+  return {
+    status,
+    statusText,
+    headers,
+    ok,
+    redirected,
+    type,
+    body,
+    arrayBuffer: async () => new Uint8Array(Buffer.concat(await body.toArray())).buffer,
+  } as unknown as Response;
+};
+
+/** A real clock, and time enough: the real server's answers are what is read. */
+const patiently = (path: string, fetch: FetchFunction) =>
+  clientAt(path, { attemptTimeoutMs: 30_000, deadlineMs: 60_000 }, fetch);
+
+describe("a body a fetch of the caller's gives", () => {
+  it("without getReader (node-fetch 3's Node stream) is read: the plant stored is answered", async () => {
+    expect(await patiently("/answering", likeNodeFetch).createPlant({ id: 4n, name: "Fern" })).toEqual({
+      name: "Fern",
+    });
+  });
+
+  it("without getReader, over the cap, is refused once read", async () => {
+    const error = await patiently("/large", likeNodeFetch)
+      .createPlant({ id: 5n, name: "Fern" })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({
+      kind: "unexpected-answer",
+      status: 200,
+      message: `POST ${baseUrl}/large/plants answered 200 with a body over 64 KiB, which was not read`,
+    });
+  });
+
+  it.each([
+    ["the global fetch's", ignoringSignal],
+    ["node-fetch's", likeNodeFetch],
+  ])("lost after its status came (%s), is not reported as no answer", async (_fetch, fetch) => {
+    const error = (await patiently("/broken", fetch)
+      .createPlant({ id: 6n, name: "Fern" })
+      .catch((thrown: unknown) => thrown)) as PlantStoreError;
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ kind: "unexpected-answer", status: 200, attempts: 1 });
+    expect(error.message).toMatch(
+      new RegExp(`^POST ${baseUrl}/broken/plants answered 200, but its body could not be read \\(.+\\)$`),
+    );
   });
 });
