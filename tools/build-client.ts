@@ -22,8 +22,8 @@ import ts from "typescript";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** What a page loads with `<script type="module">` may weigh: index.min.js, and gzip-compressed as served. */
-export const MINIFIED_BUDGET_BYTES = 18 * 1024;
-export const GZIPPED_BUDGET_BYTES = 7 * 1024;
+export const MINIFIED_BUDGET_BYTES = 20 * 1024;
+export const GZIPPED_BUDGET_BYTES = 8 * 1024;
 const ENTRY = "client/index.ts";
 
 /** What the client's declarations compile against: its own code, for ES2022 with the web's fetch. */
