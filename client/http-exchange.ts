@@ -33,6 +33,30 @@ export interface Endpoint {
 }
 
 /**
+ * No answer came (refused, reset, DNS, a browser's refusal): a `network` failure to retry, and whether the
+ * runtime says that no connection was ever made, so that nothing was sent. @internal
+ */
+export class NoAnswer {
+  constructor(
+    readonly failure: PlantStoreError,
+    readonly neverConnected: boolean,
+  ) {}
+}
+
+/**
+ * Node's codes (of the fetch error's cause) for a request that never reached a server. A browser says no
+ * more than "Failed to fetch", so there any failure may have reached it.
+ */
+const NEVER_CONNECTED_CODES = [
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+];
+
+/**
  * `value` as a URL, or a TypeError naming the option and the value: only an absolute http: or https: URL
  * is fetched. "localhost:3000" parses (as the scheme `localhost:`), and would fail only once called.
  * @internal
@@ -51,15 +75,14 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
 }
 
 /**
- * The answer, or, when none came (refused, reset, DNS, a browser's refusal), a `network` PlantStoreError
- * to retry. A redirect, an answer over MAX_ANSWER_BYTES, or one whose body could not be read, is thrown.
+ * The answer, or NoAnswer when none came. A redirect, an answer over MAX_ANSWER_BYTES, or one whose body could not be read, is thrown.
  * @internal
  */
 export async function exchange(
   endpoint: Endpoint,
   init: RequestInit,
   mask: SecretMask,
-): Promise<Exchange | PlantStoreError> {
+): Promise<Exchange | NoAnswer> {
   const { url, what } = endpoint;
   const signal = init.signal ?? undefined;
   let response: Response;
@@ -69,9 +92,11 @@ export async function exchange(
   } catch (error) {
     if (signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
     // Only words, masked: the runtime's error (undici's holds the URL it failed on) is never kept.
-    return new PlantStoreError(`${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`, {
-      kind: "network",
-    });
+    const failure = new PlantStoreError(
+      `${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`,
+      { kind: "network" },
+    );
+    return new NoAnswer(failure, NEVER_CONNECTED_CODES.includes(causeCodeOf(error) ?? ""));
   }
   if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
   const { status, headers } = response;
@@ -196,8 +221,14 @@ function discardBody(response: Response): void {
 /** The runtime's words for a fetch that got no answer: its message, and the code of its cause (Node's). */
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const code = (error.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? `${error.message}: ${code}` : error.message;
+  const code = causeCodeOf(error);
+  return code === undefined ? error.message : `${error.message}: ${code}`;
+}
+
+/** The code of a fetch error's cause: Node's, on its own error or on the AggregateError of its attempts. */
+function causeCodeOf(error: unknown): string | undefined {
+  const code = error instanceof Error ? (error.cause as { code?: unknown } | undefined)?.code : undefined;
+  return typeof code === "string" ? code : undefined;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   httpUrlOf,
   kindOfStatus,
   maskedRequestId,
+  NoAnswer,
   retryAfterMs,
   secondsOf,
 } from "./http-exchange.ts";
@@ -125,8 +126,12 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       const deadlineAt = context.clock.now() + context.policy.deadlineMs;
       let token = await tokens.token(deadlineAt);
       let tokenReplaced = false;
+      let outcomeUnknown = false;
+      const unanswered = () => {
+        outcomeUnknown = true;
+      };
       const posting = requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
-        const answer = await postPlant(endpoint, body, token, tokens.mask, context.clock, signal);
+        const answer = await postPlant(endpoint, body, token, tokens.mask, context.clock, signal, unanswered);
         if (answer instanceof PlantStoreError) throw answer;
         if (!(answer instanceof InvalidTokenAnswer)) return answer;
         // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
@@ -136,30 +141,31 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
           token = await tokens.token(deadlineAt);
         });
       });
-      return posting.catch(sayWhenTheOutcomeIsUnknown);
+      return posting.catch((error: unknown) => {
+        // An abort is thrown with its reason as it is.
+        throw outcomeUnknown && !context.signal?.aborted ? withUnknownOutcome(error) : error;
+      });
     },
   };
 }
 
 /**
- * A create's failure after a POST that may have reached the API unanswered (no answer, a timeout, a
- * gateway's 502 or 504): its message says that the plant may be stored and that resending is safe.
+ * A create's failure after a POST of it may have reached the API without an answer telling its outcome:
+ * its message says that the plant may be stored and that resending is safe. Only the API's refusal of
+ * the request as it is (400, 409) says it was not; any other failure after that POST, even the token
+ * endpoint's, leaves the outcome unknown.
  */
-function sayWhenTheOutcomeIsUnknown(error: unknown): never {
-  const unanswered = (failure: PlantStoreError) =>
-    failure.kind === "network" ||
-    failure.kind === "timeout" ||
-    failure.status === 502 ||
-    failure.status === 504;
-  const posted =
-    error instanceof PlantStoreError && !(error instanceof TokenEndpointError) && error.attempts > 0;
-  if (!posted || !unanswered(error)) throw error;
+function withUnknownOutcome(error: unknown): unknown {
+  if (!(error instanceof PlantStoreError)) return error;
+  const isToken = error instanceof TokenEndpointError;
+  if (!isToken && (error.kind === "conflict" || error.kind === "invalid-request")) return error;
   // A new error rather than a longer message: a stack read before now holds the message it was made with.
   const { kind, status, serverMessage, retryAfterSeconds, requestId, attempts } = error;
-  throw new PlantStoreError(
-    `${error.message}; the plant may have been stored: sending the same create again is safe (200 if it was)`,
-    { kind, status, serverMessage, retryAfterSeconds, requestId, attempts },
-  );
+  const details = { kind, status, serverMessage, retryAfterSeconds, requestId, attempts };
+  const message = `${error.message}; the plant may have been stored: sending the same create again is safe (200 if it was)`;
+  return isToken
+    ? new TokenEndpointError(message, error.tokenUrl, error.oauthError, details)
+    : new PlantStoreError(message, details);
 }
 
 /** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */
@@ -175,9 +181,14 @@ function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
   };
 }
 
+/** A gateway's answers that say the API gave it none in time: the POST may have been stored. */
+const GATEWAY_FAILURES = [502, 504];
+
 /**
  * One POST of the plant and what its answer means: the stored Plant, InvalidTokenAnswer when the token
  * itself was refused, a failure not worth another attempt (returned), or a thrown RetryableFailure.
+ * `unanswered` is told when the POST may have reached the API without an answer telling its outcome: it
+ * timed out, got no answer though a connection may have been made, or got a gateway's 502 or 504.
  */
 async function postPlant(
   endpoint: Endpoint,
@@ -186,6 +197,7 @@ async function postPlant(
   mask: SecretMask,
   clock: Clock,
   signal: AbortSignal,
+  unanswered: () => void,
 ): Promise<Plant | InvalidTokenAnswer | PlantStoreError> {
   const init = {
     method: "POST",
@@ -197,8 +209,20 @@ async function postPlant(
     body,
     signal,
   };
-  const answer = await exchange(endpoint, init, mask);
-  if (answer instanceof PlantStoreError) throw new RetryableFailure(answer);
+  let answer: Exchange | NoAnswer;
+  try {
+    answer = await exchange(endpoint, init, mask);
+  } catch (error) {
+    // Its timeout (its signal aborted), or a gateway's failure whose body was lost.
+    const gatewayFailure = error instanceof PlantStoreError && GATEWAY_FAILURES.includes(error.status ?? 0);
+    if (signal.aborted || gatewayFailure) unanswered();
+    throw error;
+  }
+  if (answer instanceof NoAnswer) {
+    if (!answer.neverConnected) unanswered();
+    throw new RetryableFailure(answer.failure);
+  }
+  if (GATEWAY_FAILURES.includes(answer.status)) unanswered();
   if (answer.status === 200) return storedPlantOf(answer, endpoint.what, mask);
   const waitMs = retryAfterMs(answer.headers, clock);
   const failure = refusalOf(answer, waitMs, endpoint.what, mask);

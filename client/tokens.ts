@@ -14,6 +14,7 @@ import {
   httpUrlOf,
   kindOfStatus,
   maskedRequestId,
+  NoAnswer,
   retryAfterMs,
   secondsOf,
 } from "./http-exchange.ts";
@@ -273,7 +274,7 @@ async function grantedToken(
     return await requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
       const requestedAt = context.clock.now();
       const answer = await exchange(endpoint, { ...init, signal }, mask);
-      if (answer instanceof PlantStoreError) throw new RetryableFailure(answer);
+      if (answer instanceof NoAnswer) throw new RetryableFailure(answer.failure);
       return tokenOf(answer, requestedAt, endpoint, mask, context.clock);
     });
   } catch (error) {
