@@ -123,9 +123,9 @@ export async function exchange(
 
 /**
  * What `pending` gives, or the signal's reason as soon as it aborts, whatever `pending` does then: what it
- * gives after that is handed to `late`.
+ * gives after that is handed to `late`. @internal
  */
-function unlessAborted<T>(
+export function unlessAborted<T>(
   pending: Promise<T>,
   signal: AbortSignal | undefined,
   late?: (value: T) => void,

@@ -21,6 +21,7 @@ import {
   NoAnswer,
   retryAfterMs,
   secondsOf,
+  unlessAborted,
 } from "./http-exchange.ts";
 import type { SecretMask } from "./masking.ts";
 import {
@@ -33,6 +34,7 @@ import {
 } from "./plant-json.ts";
 import {
   abortFollowers,
+  callSignalOf,
   RETRYABLE_STATUSES,
   RefusedToken,
   RetryableFailure,
@@ -95,8 +97,13 @@ export interface PlantStoreClient {
    * not an exact int64 or a property the contract does not have, and a PlantStoreError
    * (TokenEndpointError for the token) when the call fails. At most `retry.maxAttempts` POSTs are sent,
    * the one sent again with a new token after a refused one among them, all within `retry.deadlineMs`.
+   * Aborting `options.signal` stops this call alone at once (its wait for a token, its request or its
+   * wait before the next), throwing the signal's reason; a plant whose POST went out may be stored.
    */
-  createPlant<P extends NewPlant>(plant: ExactNewPlant<P>): Promise<Plant>;
+  createPlant<P extends NewPlant>(
+    plant: ExactNewPlant<P>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<Plant>;
   /** Where plants are posted. */
   readonly plantsUrl: string;
 }
@@ -121,30 +128,46 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
   return {
     plantsUrl,
-    async createPlant(plant) {
+    async createPlant(plant, callOptions = {}) {
       const body = newPlantJson(plant); // a TypeError here, before any token or request
-      const deadlineAt = context.clock.now() + context.policy.deadlineMs;
-      let token = await tokens.token(deadlineAt);
-      let tokenReplaced = false;
+      const call = callSignalOf(context, callOptions.signal);
       let outcomeUnknown = false;
       const unanswered = () => {
         outcomeUnknown = true;
       };
-      const posting = requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
-        const answer = await postPlant(endpoint, body, token, tokens.mask, context.clock, signal, unanswered);
-        if (answer instanceof PlantStoreError) throw answer;
-        if (!(answer instanceof InvalidTokenAnswer)) return answer;
-        // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
-        if (tokenReplaced || !tokens.replace(token)) throw answer.failure;
-        tokenReplaced = true;
-        throw new RefusedToken(answer.failure, async () => {
-          token = await tokens.token(deadlineAt);
+      try {
+        call.signal.throwIfAborted();
+        const deadlineAt = context.clock.now() + context.policy.deadlineMs;
+        // A token fetch is shared by the calls waiting for it: this one stops waiting, the fetch goes on.
+        const tokenFor = () => unlessAborted(tokens.token(deadlineAt), call.signal);
+        let token = await tokenFor();
+        let tokenReplaced = false;
+        const retryContext = { ...context, signal: call.signal, what: endpoint.what, deadlineAt };
+        return await requestWithRetries(retryContext, async (signal) => {
+          const answer = await postPlant(
+            endpoint,
+            body,
+            token,
+            tokens.mask,
+            context.clock,
+            signal,
+            unanswered,
+          );
+          if (answer instanceof PlantStoreError) throw answer;
+          if (!(answer instanceof InvalidTokenAnswer)) return answer;
+          // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
+          if (tokenReplaced || !tokens.replace(token)) throw answer.failure;
+          tokenReplaced = true;
+          throw new RefusedToken(answer.failure, async () => {
+            token = await tokenFor();
+          });
         });
-      });
-      return posting.catch((error: unknown) => {
+      } catch (error) {
         // An abort is thrown with its reason as it is.
-        throw outcomeUnknown && !context.signal?.aborted ? withUnknownOutcome(error) : error;
-      });
+        throw outcomeUnknown && !call.signal.aborted ? withUnknownOutcome(error) : error;
+      } finally {
+        call.release();
+      }
     },
   };
 }

@@ -128,10 +128,8 @@ export interface RetryContext {
   random: () => number;
   /** Shared by every call of one client; a retry whose cost it cannot pay is not made. */
   quota: RetryQuota;
-  /** The caller's signal: aborting it stops at once, with its reason, and is never retried. */
+  /** The call's own signal (callSignalOf): aborting it stops at once, with its reason, and is never retried. */
   signal?: AbortSignal | undefined;
-  /** The client's one listener on `signal` (abortFollowers), which each call follows. */
-  followAbort: (follow: () => void) => () => void;
   /** When the call must be over (clock time). */
   deadlineAt: number;
   /** What is being called, for the timeout message (e.g. "POST http://…/plants"). */
@@ -142,43 +140,10 @@ export interface RetryContext {
  * Runs `attempt` until it gives its value, throws anything but a RetryableFailure or a RefusedToken, or
  * the attempts, the deadline or the quota run out; then throws the last failure. Every request sent is an
  * attempt. Each PlantStoreError thrown says how many were sent. `attempt` gets a signal that aborts when
- * its own timeout (or the deadline) passes or the caller aborts; whatever it throws once its timeout has
- * passed is a retryable timeout. @internal
+ * its own timeout (or the deadline) passes or the call's signal aborts; whatever it throws once its
+ * timeout has passed is a retryable timeout. @internal
  */
 export async function requestWithRetries<T>(
-  context: RetryContext,
-  attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
-): Promise<T> {
-  // The call's own signal, aborted with the caller's: its attempts and waits listen to this one.
-  const call = new AbortController();
-  const { signal: callersSignal } = context;
-  if (callersSignal?.aborted) call.abort(callersSignal.reason);
-  const stopFollowing = context.followAbort(() => call.abort(callersSignal?.reason));
-  try {
-    return await retried({ ...context, signal: callersSignal && call.signal }, attempt);
-  } finally {
-    stopFollowing();
-  }
-}
-
-/**
- * Each of a client's calls in flight follows its signal through one listener, held here: Node warns of
- * a leak past 10 listeners on one signal, and a client may well have more calls in flight. @internal
- */
-export function abortFollowers(signal: AbortSignal | undefined): RetryContext["followAbort"] {
-  const followers = new Set<() => void>();
-  const abortAll = () => {
-    for (const follow of followers) follow();
-  };
-  signal?.addEventListener("abort", abortAll, { once: true });
-  return (follow) => {
-    followers.add(follow);
-    return () => followers.delete(follow);
-  };
-}
-
-/** requestWithRetries' loop, on the call's own signal. */
-async function retried<T>(
   context: RetryContext,
   attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
 ): Promise<T> {
@@ -222,6 +187,50 @@ async function retried<T>(
     quota.refund(lastRetryCost ?? NO_RETRY_REFUND);
     return result;
   }
+}
+
+/** How a call follows its client's signal: through the client's one listener (abortFollowers). @internal */
+export type FollowAbort = (follow: () => void) => () => void;
+
+/**
+ * Each of a client's calls in flight follows its signal through one listener, held here: Node warns of
+ * a leak past 10 listeners on one signal, and a client may well have more calls in flight. @internal
+ */
+export function abortFollowers(signal: AbortSignal | undefined): FollowAbort {
+  const followers = new Set<() => void>();
+  const abortAll = () => {
+    for (const follow of followers) follow();
+  };
+  signal?.addEventListener("abort", abortAll, { once: true });
+  return (follow) => {
+    followers.add(follow);
+    return () => followers.delete(follow);
+  };
+}
+
+/**
+ * A call's own signal, which its attempts and waits listen to: aborted with the reason of the client's
+ * signal (followed through the client's one listener) or of the caller's signal for this call alone (a
+ * listener of its own), whichever aborts first. `release` once the call is over leaves no listener on
+ * either. @internal
+ */
+export function callSignalOf(
+  client: { signal?: AbortSignal | undefined; followAbort: FollowAbort },
+  callersSignal?: AbortSignal,
+): { signal: AbortSignal; release: () => void } {
+  const call = new AbortController();
+  const abortWith = (signal: AbortSignal | undefined) => () => call.abort(signal?.reason);
+  const onCallersAbort = abortWith(callersSignal);
+  const stopFollowing = client.followAbort(abortWith(client.signal));
+  callersSignal?.addEventListener("abort", onCallersAbort, { once: true });
+  for (const signal of [client.signal, callersSignal]) if (signal?.aborted) call.abort(signal.reason);
+  return {
+    signal: call.signal,
+    release() {
+      stopFollowing();
+      callersSignal?.removeEventListener("abort", onCallersAbort);
+    },
+  };
 }
 
 /**

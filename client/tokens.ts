@@ -20,7 +20,14 @@ import {
 } from "./http-exchange.ts";
 import { base64, basicCredentialForms, formEncoded, SecretMask } from "./masking.ts";
 import { jsonFields } from "./plant-json.ts";
-import { RETRYABLE_STATUSES, RetryableFailure, type RetryContext, requestWithRetries } from "./retry.ts";
+import {
+  callSignalOf,
+  type FollowAbort,
+  RETRYABLE_STATUSES,
+  RetryableFailure,
+  type RetryContext,
+  requestWithRetries,
+} from "./retry.ts";
 
 /** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
 export interface ClientCredentials {
@@ -64,8 +71,11 @@ export interface TokenSource {
   readonly mask: SecretMask;
 }
 
-/** @internal */
-export type TokenContext = Omit<RetryContext, "deadlineAt" | "what"> & { fetch: FetchFunction };
+/** The client's settings, its signal and its one listener on it: what every call shares. @internal */
+export type TokenContext = Omit<RetryContext, "deadlineAt" | "what"> & {
+  fetch: FetchFunction;
+  followAbort: FollowAbort;
+};
 
 /** A token whose lifetime is unknown (no `expires_in`, an odd one, a string from a token function) is kept this long: Cognito's shortest access-token lifetime. @internal */
 export const UNKNOWN_LIFETIME_MS = 5 * 60_000;
@@ -270,8 +280,11 @@ async function grantedToken(
     fetch: context.fetch,
   };
   const init = tokenRequestInit(credentials);
+  // The client's signal alone: the calls waiting for this token may each give up, but not it for them.
+  const call = callSignalOf(context);
   try {
-    return await requestWithRetries({ ...context, what: endpoint.what, deadlineAt }, async (signal) => {
+    const retryContext = { ...context, signal: call.signal, what: endpoint.what, deadlineAt };
+    return await requestWithRetries(retryContext, async (signal) => {
       const requestedAt = context.clock.now();
       const answer = await exchange(endpoint, { ...init, signal }, mask);
       if (answer instanceof NoAnswer) throw new RetryableFailure(answer.failure);
@@ -279,6 +292,8 @@ async function grantedToken(
     });
   } catch (error) {
     throw asTokenEndpointError(error, tokenUrl);
+  } finally {
+    call.release();
   }
 }
 
