@@ -1,12 +1,13 @@
 /** Tokens of the client-credentials grant: asked for as Cognito expects, cached, shared, replaced once. */
 import { describe, expect, it } from "vitest";
-import { createPlantStoreClient, TokenEndpointError } from "../../client/index.ts";
+import { createPlantStoreClient, PlantStoreError, TokenEndpointError } from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
   BASE_URL,
   CREDENTIALS,
   INVALID_TOKEN_CHALLENGE,
   json,
+  neverAnswers,
   type Responder,
   START,
   scriptedFetch,
@@ -322,6 +323,56 @@ describe("a token function's token is kept until it expires or is refused", () =
     const { create, plantRequests } = withTokenFunction(() => given);
     await expect(create()).rejects.toThrow(message);
     expect(plantRequests()).toHaveLength(0);
+  });
+});
+
+describe("an error of the caller's token function", () => {
+  /** An error of the caller's own, which may hold anything, a credential included. */
+  class SignInExpired extends Error {
+    constructor(readonly refreshToken: string) {
+      super("the sign-in has expired");
+    }
+  }
+
+  it.each([
+    [
+      "throws",
+      (error: Error) => () => {
+        throw error;
+      },
+    ],
+    ["rejects with", (error: Error) => () => Promise.reject(error)],
+  ])(
+    "that it %s is thrown as it is: the caller's own, not wrapped in a PlantStoreError; nothing is sent",
+    async (_case, failing) => {
+      const expired = new SignInExpired("refresh-token-1");
+      const { create, requests } = setup(ok, undefined, { token: failing(expired) });
+      const error = await create().catch((thrown: unknown) => thrown);
+      expect(error).toBe(expired);
+      expect(error).not.toBeInstanceOf(PlantStoreError);
+      expect(requests).toHaveLength(0);
+    },
+  );
+
+  it("when asked anew after the API refused its token, following a POST that timed out, is thrown as it is too", async () => {
+    const expired = new SignInExpired("refresh-token-2");
+    let asked = 0;
+    let posted = 0;
+    const { create, plantRequests } = setup(
+      (_request, signal) =>
+        ++posted === 1
+          ? neverAnswers(signal)
+          : json(401, { error: 401, message: "revoked" }, INVALID_TOKEN_CHALLENGE),
+      undefined,
+      {
+        token: () => {
+          if (++asked === 1) return "mine-1";
+          throw expired;
+        },
+      },
+    );
+    expect(await create().catch((thrown: unknown) => thrown)).toBe(expired);
+    expect(plantRequests()).toHaveLength(2);
   });
 });
 
