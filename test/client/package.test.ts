@@ -1,8 +1,9 @@
 /**
  * The client as another project gets it: `npm pack` in client/ gives a tarball whose files import nothing
  * outside the package; it installs (offline: it has no dependency) into a project outside the repository,
- * type-checks there in strict mode under module resolution nodenext and bundler, and the README's snippet,
- * as written, creates a plant with id 2^63 − 1 against `npm start`.
+ * type-checks there in strict mode under module resolution nodenext and bundler, loads in CommonJS code
+ * (import() on any Node, require() on those that load ES modules so), and the README's snippet, as
+ * written, creates a plant with id 2^63 − 1 against `npm start`.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -90,6 +91,40 @@ describe("the packed tarball", () => {
         expect(existsSync(target), `${file} imports ${specifier}`).toBe(true);
       }
     }
+  });
+});
+
+/** Whether this Node loads an ES module with require() unflagged: 20.19+, 22.12+ and 23+. */
+function loadsEsModulesWithRequire(): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  return (major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major >= 23;
+}
+
+describe("CommonJS code of a project that installed the tarball", () => {
+  /** What a CommonJS script of the project prints, or the error it ends with. */
+  const runScript = async (file: string, source: string) => {
+    await writeFile(join(consumer, file), source);
+    return run(process.execPath, [file], { cwd: consumer }).then(
+      ({ stdout }) => stdout,
+      (error: { stderr: string }) => error.stderr,
+    );
+  };
+
+  it("imports it with import() on any Node", async () => {
+    const printed = await runScript(
+      "imports.cjs",
+      'import("@plant-store/client").then((client) => console.log(typeof client.createPlantStoreClient));\n',
+    );
+    expect(printed).toBe("function\n");
+  });
+
+  it(`require()s it only on a Node that loads ES modules so, as the README says (this one: ${process.versions.node})`, async () => {
+    const printed = await runScript(
+      "requires.cjs",
+      'console.log(typeof require("@plant-store/client").createPlantStoreClient);\n',
+    );
+    if (loadsEsModulesWithRequire()) expect(printed).toBe("function\n");
+    else expect(printed).toContain("ERR_REQUIRE_ESM");
   });
 });
 

@@ -1,11 +1,17 @@
 /**
  * client/README.md and the client agree: each number it states is the code's value (token lifetimes,
- * retry defaults, the answer cap, the page bundle's budget, the tarball's version), and its table of
- * error kinds is the PlantStoreErrorKind union, no more and no less.
+ * retry defaults, the answer cap, the page bundle's budget, the tarball's version), its table of error
+ * kinds is the PlantStoreErrorKind union, no more and no less, and its table of options has a row for
+ * each option of PlantStoreClientOptions and RetryOptions, no more and no less, with the retry defaults.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_POLICY, MAX_ANSWER_BYTES } from "../../client/index.ts";
+import {
+  DEFAULT_RETRY_POLICY,
+  MAX_ANSWER_BYTES,
+  type PlantStoreClientOptions,
+  type RetryOptions,
+} from "../../client/index.ts";
 import { EXPIRY_MARGIN_MS, MAX_LIFETIME_MS, UNKNOWN_LIFETIME_MS } from "../../client/tokens.ts";
 import { GZIPPED_BUDGET_BYTES, MINIFIED_BUDGET_BYTES } from "../../tools/build-client.ts";
 
@@ -55,4 +61,45 @@ it("lists every kind of error, and only those, in its table", () => {
   const documented = [...row.matchAll(/`([a-z-]+)`/g)].map((match) => match[1]);
   expect(kinds.length).toBeGreaterThan(5);
   expect(documented.sort()).toEqual(kinds.sort());
+});
+
+/** Every option, as the compiler sees them: one the types gain or lose is a type error here. */
+const CLIENT_OPTIONS: Record<keyof PlantStoreClientOptions, true> = {
+  baseUrl: true,
+  credentials: true,
+  fetch: true,
+  retry: true,
+  signal: true,
+  clock: true,
+  random: true,
+};
+const RETRY_OPTIONS: Record<keyof RetryOptions, true> = {
+  maxAttempts: true,
+  deadlineMs: true,
+  attemptTimeoutMs: true,
+  baseDelayMs: true,
+  maxDelayMs: true,
+  maxRetryAfterMs: true,
+};
+
+it("has a row for every option, and only those, with each retry setting's default", () => {
+  const section =
+    read("client/README.md")
+      .split(/^## /m)
+      .find((part) => part.startsWith("Options\n")) ?? "";
+  const rows = new Map(
+    [...section.matchAll(/^\| `([\w.]+)` \| ([^|]+) \|/gm)].map((match) => [match[1], match[2]?.trim()]),
+  );
+  const options = [
+    ...Object.keys(CLIENT_OPTIONS).filter((name) => name !== "retry"),
+    ...Object.keys(RETRY_OPTIONS).map((name) => `retry.${name}`),
+  ];
+  expect([...rows.keys()].sort()).toEqual(options.sort());
+  const inMs = (stated: string | undefined) => {
+    const [, value, unit] = /^(\d+) ?(ms|s)?$/.exec(stated ?? "") ?? [];
+    return Number(value) * (unit === "s" ? 1000 : 1);
+  };
+  for (const [name, value] of Object.entries(DEFAULT_RETRY_POLICY)) {
+    expect(inMs(rows.get(`retry.${name}`)), `retry.${name}`).toBe(value);
+  }
 });
