@@ -75,8 +75,8 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
 }
 
 /**
- * The answer, or NoAnswer when none came. A redirect, an answer over MAX_ANSWER_BYTES, or one whose body could not be read, is thrown.
- * @internal
+ * The answer, or NoAnswer when none came. A redirect, an answer over MAX_ANSWER_BYTES, or one whose body
+ * could not be read, is thrown. @internal
  */
 export async function exchange(
   endpoint: Endpoint,
@@ -212,7 +212,7 @@ async function cappedText(response: Response, signal: AbortSignal | undefined): 
   }
 }
 
-/** Leaves the body unread: a web stream is cancelled, another kind (node-fetch's Node stream) left as it is. */
+/** Leaves the body unread: a web stream is cancelled, another (node-fetch's Node stream) left as it is. */
 function discardBody(response: Response): void {
   const body = response.body as { cancel?: () => Promise<void> } | null;
   void body?.cancel?.().catch(() => undefined);

@@ -109,7 +109,7 @@ export interface PlantStoreClient {
 }
 
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
-  // A misspelt name (retries, maxAttempts out of retry) would otherwise be dropped, its setting silently the default.
+  // A misspelt name (retries, maxAttempts out of retry) would be dropped, its setting silently the default.
   const unknownOption = Object.keys(options).find((key) => !OPTION_NAMES.includes(key));
   if (unknownOption !== undefined) {
     throw new TypeError(

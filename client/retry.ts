@@ -128,7 +128,7 @@ export interface RetryContext {
   random: () => number;
   /** Shared by every call of one client; a retry whose cost it cannot pay is not made. */
   quota: RetryQuota;
-  /** The call's own signal (callSignalOf): aborting it stops at once, with its reason, and is never retried. */
+  /** The call's own signal (callSignalOf): aborting it stops at once, with its reason, never retried. */
   signal?: AbortSignal | undefined;
   /** When the call must be over (clock time). */
   deadlineAt: number;
