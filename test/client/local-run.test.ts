@@ -56,7 +56,7 @@ function clientWith(options: Partial<PlantStoreClientOptions> = {}) {
 }
 
 describe("<data dir>/client.json and the start banner", () => {
-  it("keeps the app client privately (0600), with the base URL, and prints its id, secret and token URL", async () => {
+  it("keeps the app client privately (0600), with the base URL, and prints its id and token URL, never its secret", async () => {
     expect((await stat(join(dataDir, "client.json"))).mode & 0o777).toBe(0o600);
     expect(local).toEqual({
       baseUrl: server.url,
@@ -64,7 +64,8 @@ describe("<data dir>/client.json and the start banner", () => {
       clientSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
       tokenUrl: `${server.url}/oauth2/token`,
     });
-    expect(server.output()).toContain(`secret ${local.clientSecret}`);
+    expect(server.output()).toContain(`client: id ${local.clientId}; its secret is in `);
+    expect(server.output()).not.toContain(local.clientSecret);
     expect(server.output()).toContain(`token URL ${local.tokenUrl}`);
   });
 });
