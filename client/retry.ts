@@ -50,6 +50,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** @internal */
 export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`retry must be an object such as { maxAttempts: 3 }, got ${JSON.stringify(options)}`);
+  }
   const policy = { ...DEFAULT_RETRY_POLICY };
   const names = Object.keys(DEFAULT_RETRY_POLICY);
   for (const [key, value] of Object.entries(options) as [keyof RetryPolicy, number | undefined][]) {

@@ -109,6 +109,9 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
     }
   }
   httpUrlOf(credentials.tokenUrl, "credentials.tokenUrl", "https://auth.example.com/oauth2/token");
+  if (credentials.scope !== undefined && typeof credentials.scope !== "string") {
+    throw new TypeError("credentials.scope must be a string of space-separated scopes");
+  }
   const { clientId, clientSecret } = credentials;
   const secretMask = new SecretMask([clientSecret], basicCredentialForms(clientId, clientSecret));
   const tokens: CachedTokens = new CachedTokens(context.clock, secretMask, (deadlineAt) =>

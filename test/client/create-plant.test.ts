@@ -477,7 +477,7 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(() => setup(echoPlant, { retry: { deadlineMs: undefined }, signal: undefined })).not.toThrow();
   });
 
-  it("refuses a name it does not know, in the options or in retry, naming it and those it takes", () => {
+  it("refuses a name it does not know, in the options or in retry, naming it and those it takes, and a retry that is no object", () => {
     const { fetch } = scriptedFetch(new FakeClock(), echoPlant);
     const options = { baseUrl: BASE_URL, credentials: CREDENTIALS, fetch };
     expect(() =>
@@ -491,6 +491,13 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
       new TypeError(
         "unknown option 'retry.maxAttempt': retry takes only maxAttempts, deadlineMs, attemptTimeoutMs, baseDelayMs, maxDelayMs, maxRetryAfterMs",
       ),
+    );
+    expect(() => createPlantStoreClient({ ...options, retry: 3 as RetryOptions })).toThrow(
+      new TypeError("retry must be an object such as { maxAttempts: 3 }, got 3"),
+    );
+    const numericScope = { ...CREDENTIALS, scope: 5 } as unknown as PlantStoreClientOptions["credentials"];
+    expect(() => createPlantStoreClient({ ...options, credentials: numericScope })).toThrow(
+      new TypeError("credentials.scope must be a string of space-separated scopes"),
     );
   });
 });
