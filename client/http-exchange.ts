@@ -75,8 +75,8 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
 }
 
 /**
- * The answer, or NoAnswer when none came. A redirect, an answer over MAX_ANSWER_BYTES, or one whose body
- * could not be read, is thrown. @internal
+ * The answer, or NoAnswer when none came whole. A redirect, or an answer over MAX_ANSWER_BYTES, is thrown.
+ * @internal
  */
 export async function exchange(
   endpoint: Endpoint,
@@ -105,12 +105,13 @@ export async function exchange(
     body = await unlessAborted(cappedText(response, signal), signal);
   } catch (error) {
     if (signal?.aborted) throw error;
-    // An answer came, only its body was lost (a connection reset midway): its status is known, so this is
-    // not "no answer".
-    throw new PlantStoreError(
-      `${what} answered ${status}, but its body could not be read (${mask.excerpt(reasonOf(error))})`,
-      { kind: "unexpected-answer", status, requestId: maskedRequestId(headers, mask) },
+    // The answer was cut off (a connection reset midway): lost, as if none had come, and retried; but the
+    // request had reached the server, whatever it did with it.
+    const failure = new PlantStoreError(
+      `${what}: answered ${status}, but its body was cut off (${mask.excerpt(reasonOf(error))})`,
+      { kind: "network", requestId: maskedRequestId(headers, mask) },
     );
+    return new NoAnswer(failure, false);
   }
   if (body === undefined) {
     throw new PlantStoreError(
