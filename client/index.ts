@@ -33,7 +33,6 @@ import {
   plantFrom,
 } from "./plant-json.ts";
 import {
-  abortFollowers,
   callSignalOf,
   RETRYABLE_STATUSES,
   RefusedToken,
@@ -200,7 +199,6 @@ function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
     policy: retryPolicyFrom(options.retry),
     quota: new RetryQuota(),
     signal: options.signal,
-    followAbort: abortFollowers(options.signal),
   };
 }
 

@@ -192,46 +192,55 @@ export async function requestWithRetries<T>(
   }
 }
 
-/** How a call follows its client's signal: through the client's one listener (abortFollowers). @internal */
-export type FollowAbort = (follow: () => void) => () => void;
+/** The calls following each signal, and the one listener of ours on it that tells them. */
+const followersBySignal = new WeakMap<AbortSignal, { followers: Set<() => void>; abortAll: () => void }>();
 
 /**
- * Each of a client's calls in flight follows its signal through one listener, held here: Node warns of
- * a leak past 10 listeners on one signal, and a client may well have more calls in flight. @internal
+ * Has `follow` called when `signal` aborts, until the returned function is called. The calls on one signal
+ * (the client's, or a caller's shared by several calls) share one listener of ours on it, added with the
+ * first and removed with the last: Node warns of a leak past 10 listeners on one signal, and none is left
+ * once the calls are over.
  */
-export function abortFollowers(signal: AbortSignal | undefined): FollowAbort {
-  const followers = new Set<() => void>();
-  const abortAll = () => {
-    for (const follow of followers) follow();
-  };
-  signal?.addEventListener("abort", abortAll, { once: true });
-  return (follow) => {
-    followers.add(follow);
-    return () => followers.delete(follow);
+function followSignal(signal: AbortSignal | undefined, follow: () => void): () => void {
+  if (signal === undefined) return () => undefined;
+  let following = followersBySignal.get(signal);
+  if (following === undefined) {
+    const followers = new Set<() => void>();
+    const abortAll = () => {
+      followersBySignal.delete(signal);
+      for (const aborted of followers) aborted();
+    };
+    following = { followers, abortAll };
+    followersBySignal.set(signal, following);
+    signal.addEventListener("abort", abortAll, { once: true });
+  }
+  const { followers, abortAll } = following;
+  followers.add(follow);
+  return () => {
+    followers.delete(follow);
+    if (followers.size > 0 || followersBySignal.get(signal) !== following) return;
+    followersBySignal.delete(signal);
+    signal.removeEventListener("abort", abortAll);
   };
 }
 
 /**
  * A call's own signal, which its attempts and waits listen to: aborted with the reason of the client's
- * signal (followed through the client's one listener) or of the caller's signal for this call alone (a
- * listener of its own), whichever aborts first. `release` once the call is over leaves no listener on
- * either. @internal
+ * signal or of the caller's signal for this call, whichever aborts first (followSignal). `release` once the
+ * call is over leaves no listener on either. @internal
  */
 export function callSignalOf(
-  client: { signal?: AbortSignal | undefined; followAbort: FollowAbort },
+  client: { signal?: AbortSignal | undefined },
   callersSignal?: AbortSignal,
 ): { signal: AbortSignal; release: () => void } {
   const call = new AbortController();
-  const abortWith = (signal: AbortSignal | undefined) => () => call.abort(signal?.reason);
-  const onCallersAbort = abortWith(callersSignal);
-  const stopFollowing = client.followAbort(abortWith(client.signal));
-  callersSignal?.addEventListener("abort", onCallersAbort, { once: true });
-  for (const signal of [client.signal, callersSignal]) if (signal?.aborted) call.abort(signal.reason);
+  const signals = [client.signal, callersSignal];
+  const stops = signals.map((signal) => followSignal(signal, () => call.abort(signal?.reason)));
+  for (const signal of signals) if (signal?.aborted) call.abort(signal.reason);
   return {
     signal: call.signal,
     release() {
-      stopFollowing();
-      callersSignal?.removeEventListener("abort", onCallersAbort);
+      for (const stop of stops) stop();
     },
   };
 }

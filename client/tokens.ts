@@ -22,7 +22,6 @@ import { base64, basicCredentialForms, formEncoded, SecretMask } from "./masking
 import { jsonFields } from "./plant-json.ts";
 import {
   callSignalOf,
-  type FollowAbort,
   RETRYABLE_STATUSES,
   RetryableFailure,
   type RetryContext,
@@ -71,11 +70,8 @@ export interface TokenSource {
   readonly mask: SecretMask;
 }
 
-/** The client's settings, its signal and its one listener on it: what every call shares. @internal */
-export type TokenContext = Omit<RetryContext, "deadlineAt" | "what"> & {
-  fetch: FetchFunction;
-  followAbort: FollowAbort;
-};
+/** The client's settings and its signal: what every call shares. @internal */
+export type TokenContext = Omit<RetryContext, "deadlineAt" | "what"> & { fetch: FetchFunction };
 
 /** A token whose lifetime is unknown (no `expires_in`, an odd one, a string from a token function) is kept this long: Cognito's shortest access-token lifetime. @internal */
 export const UNKNOWN_LIFETIME_MS = 5 * 60_000;

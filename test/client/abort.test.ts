@@ -175,6 +175,31 @@ describe("a create's own signal", () => {
   });
 });
 
+describe("one caller's signal shared by many calls", () => {
+  it("is followed through one listener while they run, none after, and no listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    const shared = new AbortController();
+    try {
+      const { clock, client } = setup((_request, signal) => neverAnswers(signal));
+      const calls = Array.from({ length: 20 }, (_, index) =>
+        client.createPlant(fern(BigInt(index + 1)), { signal: shared.signal }).catch((thrown) => thrown),
+      );
+      await letRun();
+      expect(abortListeners(shared.signal)).toBe(1);
+      shared.abort();
+      const outcomes = await settle(clock, Promise.all(calls));
+      expect(outcomes.every((outcome) => outcome === shared.signal.reason)).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+    expect(abortListeners(shared.signal)).toBe(0);
+  });
+});
+
 describe("the client's signal", () => {
   it("stops every call, each with its own signal or none, through the client's one listener", async () => {
     const clientController = new AbortController();
