@@ -58,7 +58,8 @@ const NEVER_CONNECTED_CODES = [
 
 /**
  * `value` as a URL, or a TypeError naming the option and the value: only an absolute http: or https: URL
- * is fetched. "localhost:3000" parses (as the scheme `localhost:`), and would fail only once called.
+ * without credentials is fetched. "localhost:3000" parses (as the scheme `localhost:`), and would fail only
+ * once called.
  * @internal
  */
 export function httpUrlOf(value: unknown, option: string, example: string): URL {
@@ -70,6 +71,10 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
     throw new TypeError(
       `${option} must be an absolute http(s) URL such as ${example}, got ${JSON.stringify(value)}`,
     );
+  }
+  // fetch refuses such a URL on every call; its user and password are not repeated here.
+  if (url.username || url.password) {
+    throw new TypeError(`${option} must not hold a user name or password (user:password@)`);
   }
   return url;
 }

@@ -97,6 +97,7 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
     if (typeof token !== "string" || token === "") {
       throw new TypeError("credentials.token must be a non-empty string or a function");
     }
+    if (!BEARER_TOKEN.test(token)) throw new TypeError(`credentials.token ${NOT_A_BEARER_TOKEN}`);
     return { token: async () => token, replace: () => false, mask: new SecretMask([token]) };
   }
   for (const field of ["clientId", "clientSecret", "tokenUrl"] as const) {
@@ -241,16 +242,26 @@ async function askTokenFunction(
   return grantedByFunction(given);
 }
 
+/**
+ * A bearer token as RFC 6750 §2.1 writes it (b64token), which the API's Authorization header takes: any
+ * other would be refused by the API, or by fetch before sending (a line break).
+ */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const NOT_A_BEARER_TOKEN =
+  "is not a bearer token (RFC 6750: letters, digits and -._~+/, then any = signs); it is not shown";
+
 /** The token function's answer, checked: a non-empty string, or { token, expiresAt? }. */
 function grantedByFunction(given: unknown): Granted {
-  if (typeof given === "string" && given !== "") return { token: given, expiresAt: undefined };
-  const { token, expiresAt } = (typeof given === "object" && given !== null ? given : {}) as {
+  const { token, expiresAt } = (
+    typeof given === "string" ? { token: given } : typeof given === "object" && given !== null ? given : {}
+  ) as {
     token?: unknown;
     expiresAt?: unknown;
   };
   if (typeof token !== "string" || token === "") {
     throw new TypeError("the token function gave no token: give a non-empty string, or { token, expiresAt }");
   }
+  if (!BEARER_TOKEN.test(token)) throw new TypeError(`the token function's token ${NOT_A_BEARER_TOKEN}`);
   if (expiresAt === undefined) return { token, expiresAt: undefined };
   const at = expiresAt instanceof Date ? expiresAt.getTime() : expiresAt;
   if (typeof at !== "number" || !Number.isFinite(at)) {

@@ -4,6 +4,7 @@ import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   createPlantStoreClient,
+  type FetchFunction,
   type PlantStoreClientOptions,
   PlantStoreError,
   type RetryOptions,
@@ -499,6 +500,75 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(() => createPlantStoreClient({ ...options, credentials: numericScope })).toThrow(
       new TypeError("credentials.scope must be a string of space-separated scopes"),
     );
+  });
+});
+
+describe("what can never be sent is refused before anything is: a TypeError, no request", () => {
+  const madeWith = (extra: Partial<PlantStoreClientOptions>) => {
+    const { fetch, requests } = scriptedFetch(new FakeClock(), echoPlant);
+    const make = () =>
+      createPlantStoreClient({ baseUrl: BASE_URL, credentials: CREDENTIALS, fetch, ...extra });
+    return { make, requests };
+  };
+
+  it("a URL holding a user and password (fetch refuses one on every call), without repeating them", () => {
+    for (const [option, extra] of [
+      ["baseUrl", { baseUrl: "http://user:pa55word@127.0.0.1:3000" }],
+      [
+        "credentials.tokenUrl",
+        { credentials: { ...CREDENTIALS, tokenUrl: "https://user:pa55word@auth.example.test/t" } },
+      ],
+    ] as const) {
+      const { make } = madeWith(extra);
+      expect(make).toThrow(new TypeError(`${option} must not hold a user name or password (user:password@)`));
+      expect(() => make()).not.toThrow(/pa55word/);
+    }
+  });
+
+  it("a fetch or a random that is no function", () => {
+    expect(madeWith({ fetch: "fetch" as unknown as FetchFunction }).make).toThrow(
+      new TypeError("fetch must be a function, got string"),
+    );
+    expect(madeWith({ random: 0.5 as unknown as () => number }).make).toThrow(
+      new TypeError("random must be a function, got number"),
+    );
+  });
+
+  it("a token that is no bearer token, fixed or given by the token function, without showing it", async () => {
+    const notBearer = "abc def\nghi";
+    expect(madeWith({ credentials: { token: notBearer } }).make).toThrow(
+      new TypeError(
+        "credentials.token is not a bearer token (RFC 6750: letters, digits and -._~+/, then any = signs); it is not shown",
+      ),
+    );
+    const { make, requests } = madeWith({ credentials: { token: () => notBearer } });
+    const error = await make()
+      .createPlant({ id: 1, name: "Fern" })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toEqual(
+      new TypeError(
+        "the token function's token is not a bearer token (RFC 6750: letters, digits and -._~+/, then any = signs); it is not shown",
+      ),
+    );
+    expect(requests).toHaveLength(0);
+  });
+
+  it("createPlant's options that are no object, a name it does not take, a signal that is none", async () => {
+    const { make, requests } = madeWith({});
+    const client = make();
+    const plant = { id: 1, name: "Fern" };
+    const call = (options: unknown) =>
+      client.createPlant(plant, options as { signal?: AbortSignal }).catch((thrown: unknown) => thrown);
+    expect(await call(null)).toEqual(
+      new TypeError("createPlant's options must be an object such as { signal }"),
+    );
+    expect(await call({ singal: new AbortController().signal })).toEqual(
+      new TypeError("unknown option 'singal': createPlant takes only signal"),
+    );
+    expect(await call({ signal: "stop" })).toEqual(
+      new TypeError("createPlant's signal must be an AbortSignal"),
+    );
+    expect(requests).toHaveLength(0);
   });
 });
 
