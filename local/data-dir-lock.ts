@@ -173,12 +173,15 @@ function processAlive(pid: number): boolean {
  */
 async function removeStaleLock(path: string, staleText: string): Promise<void> {
   const guard = `${path}.takeover-${createHash("sha256").update(staleText).digest("hex").slice(0, 16)}`;
-  if (!(await createLock(guard, `${JSON.stringify({ pid: process.pid, claim: randomUUID() })}\n`))) {
+  const guardContent: LockContent = { pid: process.pid, claim: randomUUID(), ...ownScope };
+  if (!(await createLock(guard, `${JSON.stringify(guardContent)}\n`))) {
     // Another process (or claim of this one) is removing it. Only if that process died meanwhile,
-    // in the instant between creating its guard and removing it, is the guard in the way for good.
+    // in the instant between creating its guard and removing it, is the guard in the way for good; one of
+    // another host or container is never taken for dead, as a lock of theirs is not.
     const guardHolder = await readLock(guard);
     const pid = guardHolder && holderPid(guardHolder.text);
-    if (guardHolder && pid !== process.pid && (pid === undefined || !processAlive(pid))) {
+    const dead = pid === undefined || holderLiveness(pid, guardHolder?.text ?? "") === "dead";
+    if (guardHolder && pid !== process.pid && dead) {
       await unlink(guard).catch(() => undefined);
     } else await systemClock.sleep(TAKEOVER_WAIT_MS);
     return;

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -102,6 +102,36 @@ describe("the data dir's claim", () => {
       },
     );
   });
+
+  it.runIf(process.platform === "linux")(
+    "never clears the takeover guard of a process in another container: that one may be taking the stale lock over",
+    async () => {
+      const dataDir = await tempDataDir();
+      const stale = `${JSON.stringify({ pid: deadPid(), claim: "crashed" })}\n`;
+      await writeFile(lockPath(dataDir), stale);
+      const guardPath = `${lockPath(dataDir)}.takeover-${createHash("sha256").update(stale).digest("hex").slice(0, 16)}`;
+      const ownScope = JSON.parse(
+        await (async () => {
+          const probe = await tempDataDir();
+          await (await claimDataDir(probe)).release().catch(() => undefined);
+          const claim = await claimDataDir(probe);
+          const text = await readFile(lockPath(probe), "utf8");
+          await claim.release();
+          return text;
+        })(),
+      ) as Record<string, unknown>;
+      const guard = JSON.stringify({
+        ...ownScope,
+        pid: 999_999,
+        claim: "elsewhere",
+        pidNamespace: "pid:[1]",
+      });
+      await writeFile(guardPath, guard);
+      await expect(claimDataDir(dataDir)).rejects.toThrow("keeps changing");
+      expect(await readFile(guardPath, "utf8")).toBe(guard);
+      expect(await readFile(lockPath(dataDir), "utf8")).toBe(stale);
+    },
+  );
 
   it("refuses a live holder, naming its pid, and is free again once released", async () => {
     const dataDir = await tempDataDir();
