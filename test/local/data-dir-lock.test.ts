@@ -110,16 +110,11 @@ describe("the data dir's claim", () => {
       const stale = `${JSON.stringify({ pid: deadPid(), claim: "crashed" })}\n`;
       await writeFile(lockPath(dataDir), stale);
       const guardPath = `${lockPath(dataDir)}.takeover-${createHash("sha256").update(stale).digest("hex").slice(0, 16)}`;
-      const ownScope = JSON.parse(
-        await (async () => {
-          const probe = await tempDataDir();
-          await (await claimDataDir(probe)).release().catch(() => undefined);
-          const claim = await claimDataDir(probe);
-          const text = await readFile(lockPath(probe), "utf8");
-          await claim.release();
-          return text;
-        })(),
-      ) as Record<string, unknown>;
+      // This process's own lock, for its host and boot: the guard differs only in its PID namespace.
+      const probe = await tempDataDir();
+      const probeClaim = await claimDataDir(probe);
+      const ownScope = JSON.parse(await readFile(lockPath(probe), "utf8")) as Record<string, unknown>;
+      await probeClaim.release();
       const guard = JSON.stringify({
         ...ownScope,
         pid: 999_999,
