@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { HOOK_TIMEOUT_MS, TEST_TIMEOUT_MS } from "./test/support/timeouts.ts";
 
 export default defineConfig({
   test: {
@@ -13,7 +14,7 @@ export default defineConfig({
     setupFiles: ["test/support/quiet-output.ts"],
     // After the results: each skipped test, and why (the default reporter only counts them).
     reporters: ["default", "./test/support/skipped-tests-reporter.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: HOOK_TIMEOUT_MS,
   },
 });

@@ -111,7 +111,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
       args: CHROMIUM_FLAGS,
       headless: true,
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -174,7 +174,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
       name: { S: "Fern" },
       tag: { S: "fern" },
     });
-  }, 90_000);
+  });
 
   it("answers the token endpoint's preflight and answers with CORS too, as the API's", async () => {
     const tokenUrl = `${run.server.url}/oauth2/token`;
@@ -214,5 +214,5 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
         // Nothing tells a browser's client whether the POST went out: a create without an answer may be resent.
         "; the plant may have been stored: sending the same create again is safe (200 if it was)",
     );
-  }, 60_000);
+  });
 });

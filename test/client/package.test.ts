@@ -44,7 +44,7 @@ beforeAll(async () => {
   await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], {
     cwd: consumer,
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -293,7 +293,7 @@ describe("a TypeScript project that installed the tarball", () => {
         name: { S: "Fern" },
         tag: { S: "fern" },
       });
-    }, 60_000);
+    });
   });
 });
 

@@ -74,4 +74,4 @@ test("npm start on a throttling store says nothing was written; on one that lose
     expect(await storedItem(id)).toEqual({ id: { N: id }, name: { S: name } });
   }
   expect(server.output()).not.toContain(token);
-}, 60_000);
+});

@@ -129,7 +129,7 @@ describe("the client build, on small repositories", () => {
     expect(bundle).not.toMatch(/^\s*import\b/m);
     for (const file of ["index.js", "index.min.js"])
       expect((await import(pathToFileURL(join(outDir, file)).href)).four).toBe(4);
-  }, 60_000);
+  });
 
   it("leaves out what is marked @internal, and a declaration file no public one reaches", async () => {
     const root = await repository("internal", {
@@ -142,7 +142,7 @@ describe("the client build, on small repositories", () => {
     const files = await filesOf(await buildClient(join(work, "internal-dist"), { root }));
     expect([...files.keys()].filter((file) => file.endsWith(".d.ts"))).toEqual(["index.d.ts", "one.d.ts"]);
     expect(exportedNames(files.get("one.d.ts") ?? "")).toEqual(["ONE"]);
-  }, 60_000);
+  });
 
   it.each([
     [
@@ -185,7 +185,7 @@ describe("the client's package", () => {
   beforeAll(async () => {
     first = await filesOf(await buildClient(join(work, "first", "dist")));
     second = await filesOf(await buildClient(join(work, "elsewhere", "second")));
-  }, 120_000);
+  });
 
   it("is the same, byte for byte, from two builds into two places, and holds no path of the machine", () => {
     expect([...second.keys()]).toEqual([...first.keys()]);
