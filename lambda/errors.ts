@@ -1,135 +1,105 @@
 import type { MetricName } from "./metrics.ts";
 
-/** RFC 6750's challenge, in the realm of every one this API sends, with `params` after it. */
-const bearer = (params = "") => ({ "www-authenticate": `Bearer realm="plants"${params}` });
+interface ApiErrorSpec {
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
+  /** The stable code a log line carries as `errorKind`; for a challenge, its RFC 6750 error code. */
+  kind: string;
+  metric?: MetricName;
+  /** Whether the answer carries RFC 6750's Bearer challenge (`WWW-Authenticate`). */
+  challenge?: true;
+}
 
 /**
- * The failures the API answers with a 4xx or 503. Each class declares its `name` (a log line says what it
- * was, minified or not), status, headers, kind (the stable code logged as `errorKind`) and metric:
- * lambda/http/error-response.ts answers any error from these alone. Anything else is a bug (500).
+ * The failures the API answers with a 4xx or 503, one declarative list: each code's status, kind, metric
+ * and whether it challenges. An ApiError is one of these; lambda/http/error-response.ts answers any error
+ * from them alone, and anything else is a bug (500). A 503 carries the Retry-After it was made with.
  */
-export abstract class ApiError extends Error {
-  abstract readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
-  abstract readonly kind: string;
-  abstract readonly metric: MetricName | undefined;
-  /** The answer's headers beside its content-type. */
-  get headers(): Record<string, string> {
-    return {};
-  }
+export const API_ERRORS = {
+  BadRequest: { status: 400, kind: "bad_request", metric: "RefusedBody" },
+  PayloadTooLarge: { status: 413, kind: "payload_too_large", metric: "RefusedSize" },
+  UnsupportedMediaType: { status: 415, kind: "unsupported_media_type", metric: "RefusedMediaType" },
+  /** RFC 6750 §3.1 `invalid_request`: two Authorization values, a token not separated from its scheme. */
+  InvalidRequest: { status: 400, kind: "invalid_request", metric: "RefusedAuth", challenge: true },
+  /** No usable bearer credentials: RFC 6750 §3.1 answers with a bare challenge. */
+  MissingCredentials: { status: 401, kind: "missing_token", metric: "RefusedAuth", challenge: true },
+  InvalidToken: { status: 401, kind: "invalid_token", metric: "RefusedAuth", challenge: true },
+  /**
+   * A kid the issuer's freshly fetched key set does not hold: an invalid token, counted apart so that a
+   * rotation the function has not caught up with, or a caller probing kids, shows as such.
+   */
+  UnknownSigningKey: { status: 401, kind: "invalid_token", metric: "UnknownSigningKey", challenge: true },
+  InsufficientScope: { status: 403, kind: "insufficient_scope", metric: "RefusedAuth", challenge: true },
+  PlantConflict: { status: 409, kind: "conflict", metric: "Conflict" },
+  /** No operation of the routes table (lambda/http/routes.ts) has this method and path. */
+  RouteNotFound: { status: 404, kind: "no_route" },
+  StoreUnavailable: { status: 503, kind: "store_unavailable", metric: "StoreUnavailable" },
+  /**
+   * A kid not in the key set while a refetch is held back after a fresh key set lacked another: only the
+   * next fetch can tell a key just rotated in from a bogus kid. Not the issuer's fault, and a 503 counted
+   * apart from the 401 of UnknownSigningKey (the gateway's 5xx alarm subtracts it, and must not a 401).
+   */
+  UnknownSigningKeyHeld: { status: 503, kind: "unknown_signing_key", metric: "UnknownSigningKeyHeld" },
+  /** The issuer's own fault: its key set could not be fetched, or is not one this API can take. */
+  IssuerUnavailable: { status: 503, kind: "issuer_unavailable", metric: "IssuerUnavailable" },
+} as const satisfies Record<string, ApiErrorSpec>;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** The codes answered with a 503: each is made with its Retry-After. */
+export type UnavailableCode = {
+  [Code in ApiErrorCode]: (typeof API_ERRORS)[Code]["status"] extends 503 ? Code : never;
+}[ApiErrorCode];
+
+interface ApiErrorOptions extends ErrorOptions {
+  /** When to retry: a 503's `Retry-After`. */
+  retryAfterSeconds?: number;
+  /** The scope an insufficient_scope challenge names. */
+  scope?: string;
+}
+
+/**
+ * A failure answered with a 4xx or 503: its code's status, kind and metric (API_ERRORS), and its answer's
+ * headers beside the content-type. Its `name` is its code's (`InvalidTokenError`), so a log line says what
+ * it was, minified or not.
+ */
+export class ApiError extends Error {
+  readonly status: ApiErrorSpec["status"];
+  readonly kind: string;
+  readonly metric: MetricName | undefined;
+  readonly headers: Record<string, string>;
   /** The calls the request made to the store before it failed so: its StoreAttempts metric. */
   storeCalls = 0;
-}
 
-export class BadRequestError extends ApiError {
-  override name = "BadRequestError";
-  readonly status = 400;
-  readonly kind = "bad_request";
-  readonly metric = "RefusedBody";
-}
-
-export class PayloadTooLargeError extends ApiError {
-  override name = "PayloadTooLargeError";
-  readonly status = 413;
-  readonly kind = "payload_too_large";
-  readonly metric = "RefusedSize";
-}
-
-export class UnsupportedMediaTypeError extends ApiError {
-  override name = "UnsupportedMediaTypeError";
-  readonly status = 415;
-  readonly kind = "unsupported_media_type";
-  readonly metric = "RefusedMediaType";
-}
-
-/**
- * A request malformed in a way RFC 6750 §3.1 calls `invalid_request`: two Authorization values, a
- * Bearer token not separated from its scheme by spaces.
- */
-export class InvalidRequestError extends ApiError {
-  override name = "InvalidRequestError";
-  readonly status = 400;
-  readonly kind = "invalid_request";
-  readonly metric = "RefusedAuth";
-  override get headers() {
-    return bearer(`, error="${this.kind}"`);
-  }
-}
-
-/** No usable bearer credentials: RFC 6750 §3.1 says to answer with a bare challenge. */
-export class MissingCredentialsError extends ApiError {
-  override name = "MissingCredentialsError";
-  readonly status = 401;
-  readonly kind = "missing_token";
-  readonly metric = "RefusedAuth";
-  override get headers() {
-    return bearer();
-  }
-}
-
-export class InvalidTokenError extends ApiError {
-  override name = "InvalidTokenError";
-  readonly status = 401;
-  readonly kind = "invalid_token";
-  readonly metric: MetricName = "RefusedAuth";
-  override get headers() {
-    return bearer(`, error="invalid_token", error_description="${this.message}"`);
-  }
-}
-
-/**
- * A token naming a kid the issuer's freshly fetched key set does not hold: an invalid token (401), counted
- * apart from other refusals so that a key rotation the function has not caught up with, or a caller
- * probing kids, shows as such rather than as the issuer failing.
- */
-export class UnknownSigningKeyError extends InvalidTokenError {
-  override name = "UnknownSigningKeyError";
-  override readonly metric = "UnknownSigningKey";
-}
-
-export class InsufficientScopeError extends ApiError {
-  override name = "InsufficientScopeError";
-  readonly status = 403;
-  readonly kind = "insufficient_scope";
-  readonly metric = "RefusedAuth";
-  constructor(readonly requiredScope: string) {
-    super(`the token lacks the scope '${requiredScope}'`);
-  }
-  override get headers() {
-    return bearer(`, error="${this.kind}", scope="${this.requiredScope}"`);
-  }
-}
-
-export class PlantConflictError extends ApiError {
-  override name = "PlantConflictError";
-  readonly status = 409;
-  readonly kind = "conflict";
-  readonly metric = "Conflict";
-}
-
-/** No operation of the routes table (lambda/http/routes.ts) has this method and path. */
-export class RouteNotFoundError extends ApiError {
-  override name = "RouteNotFoundError";
-  readonly status = 404;
-  readonly kind = "no_route";
-  readonly metric = undefined;
-}
-
-/** A dependency (the store, the issuer's key set) could not be reached in time; Retry-After says when to retry. */
-export class DependencyUnavailableError extends ApiError {
-  override name = "DependencyUnavailableError";
-  readonly status = 503;
-  readonly kind: string = "unavailable";
-  readonly metric: MetricName | undefined = undefined;
+  constructor(code: Exclude<ApiErrorCode, UnavailableCode>, message: string, options?: ApiErrorOptions);
   constructor(
+    code: UnavailableCode,
     message: string,
-    readonly retryAfterSeconds: number,
-    options?: ErrorOptions,
+    options: ApiErrorOptions & { retryAfterSeconds: number },
+  );
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    { retryAfterSeconds, scope, ...options }: ApiErrorOptions = {},
   ) {
     super(message, options);
+    const { status, kind, metric, challenge }: ApiErrorSpec = API_ERRORS[code];
+    this.name = `${code}Error`;
+    this.status = status;
+    this.kind = kind;
+    this.metric = metric;
+    this.headers = challenge
+      ? { "www-authenticate": bearerChallenge(kind, message, scope) }
+      : status === 503
+        ? { "retry-after": String(retryAfterSeconds) }
+        : {};
   }
-  override get headers() {
-    return { "retry-after": String(this.retryAfterSeconds) };
-  }
+}
+
+/** RFC 6750 §3's challenge, in the realm of every one this API sends. */
+function bearerChallenge(kind: string, message: string, scope: string | undefined): string {
+  if (kind === "missing_token") return `Bearer realm="plants"`;
+  const description = kind === "invalid_token" ? `, error_description="${message}"` : "";
+  return `Bearer realm="plants", error="${kind}"${description}${scope ? `, scope="${scope}"` : ""}`;
 }
 
 /**
@@ -138,40 +108,15 @@ export class DependencyUnavailableError extends ApiError {
  */
 export type WriteOutcome = "not-written" | "unknown";
 
-export class StoreUnavailableError extends DependencyUnavailableError {
-  override name = "StoreUnavailableError";
-  override readonly kind = "store_unavailable";
-  override readonly metric = "StoreUnavailable";
-  constructor(
-    readonly outcome: WriteOutcome,
-    retryAfterSeconds: number,
-    options?: ErrorOptions,
-  ) {
-    super(
-      outcome === "unknown"
-        ? "the plant store did not confirm the write: the plant may have been stored; sending the same request again is safe (200 if it was)"
-        : "the plant store is unavailable; nothing was written, retry later",
-      retryAfterSeconds,
-      options,
-    );
-  }
-}
-
-/**
- * A token naming a kid not in the key set while a refetch is held back after a fresh key set lacked
- * another: 503, since only the next fetch can tell a key just rotated in from a bogus kid; not the
- * issuer's fault, so not IssuerUnavailable; and a 503, so counted apart from the 401 of UnknownSigningKey
- * (the gateway's 5xx alarm subtracts these, and must not subtract a 401).
- */
-export class UnknownSigningKeyHeldError extends DependencyUnavailableError {
-  override name = "UnknownSigningKeyHeldError";
-  override readonly kind = "unknown_signing_key";
-  override readonly metric = "UnknownSigningKeyHeld";
-}
-
-/** The issuer's own fault: its key set could not be fetched, or is not a key set this API can take. */
-export class IssuerUnavailableError extends DependencyUnavailableError {
-  override name = "IssuerUnavailableError";
-  override readonly kind = "issuer_unavailable";
-  override readonly metric = "IssuerUnavailable";
+/** The store's 503, saying what the caller may do about the write. */
+export function storeUnavailable(
+  outcome: WriteOutcome,
+  retryAfterSeconds: number,
+  options?: ErrorOptions,
+): ApiError {
+  const message =
+    outcome === "unknown"
+      ? "the plant store did not confirm the write: the plant may have been stored; sending the same request again is safe (200 if it was)"
+      : "the plant store is unavailable; nothing was written, retry later";
+  return new ApiError("StoreUnavailable", message, { ...options, retryAfterSeconds });
 }

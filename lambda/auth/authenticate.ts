@@ -1,5 +1,5 @@
 import { systemClock } from "../clock.ts";
-import { InvalidTokenError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { type ClaimsPolicy, checkClaimsAfterSignature, checkClaimsBeforeKeyLookup } from "./claims.ts";
@@ -62,11 +62,11 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
     const token = decodeCompactJws(bearerToken(authorizationHeader));
     const algorithm = headerAlgorithm(token.header);
     checkClaimsBeforeKeyLookup(token.payload, policy);
-    if (typeof token.header.kid !== "string") throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
+    if (typeof token.header.kid !== "string") throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
 
     const key = await keys.signingKey(token.header.kid, algorithm);
     if (!signatureIsValid(algorithm, key, token)) {
-      throw new InvalidTokenError("the token is invalid: bad signature");
+      throw new ApiError("InvalidToken", "the token is invalid: bad signature");
     }
 
     checkClaimsAfterSignature(token.payload, policy, clock.now() / 1000);

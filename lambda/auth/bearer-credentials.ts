@@ -1,4 +1,4 @@
-import { InvalidRequestError, MissingCredentialsError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { withoutOptionalWhitespace } from "../optional-whitespace.ts";
 
 /** RFC 6750 §2.1: `credentials = "Bearer" 1*SP b64token`, the scheme name case-insensitive. */
@@ -14,13 +14,14 @@ const NAMES_BEARER_SCHEME = /(?:^|,)[ \t]*Bearer(?![!#$%&'*+\-.^_`|~0-9A-Za-z])/
  */
 export function bearerToken(authorizationHeader: string | undefined): string {
   const value = withoutOptionalWhitespace(authorizationHeader ?? "");
-  if (value === "") throw new MissingCredentialsError("the Authorization header is missing");
+  if (value === "") throw new ApiError("MissingCredentials", "the Authorization header is missing");
   const token = BEARER_CREDENTIALS.exec(value)?.[1];
   if (token !== undefined) return token;
   if (NAMES_BEARER_SCHEME.test(value)) {
-    throw new InvalidRequestError(
+    throw new ApiError(
+      "InvalidRequest",
       "the Authorization header must be exactly one 'Bearer <token>': the scheme, one or more spaces, the token",
     );
   }
-  throw new MissingCredentialsError("the Authorization header must carry a Bearer token");
+  throw new ApiError("MissingCredentials", "the Authorization header must carry a Bearer token");
 }

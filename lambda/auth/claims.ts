@@ -1,4 +1,4 @@
-import { InsufficientScopeError, InvalidTokenError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { malformed } from "./jws.ts";
 
 /** What a token's claims must say: the configuration's issuer, audiences, clients and scope. */
@@ -30,7 +30,8 @@ const STRING_CLAIMS = ["sub", "scope", "jti"] as const;
  * Nothing of the caller's values is echoed.
  */
 export function checkClaimsBeforeKeyLookup(claims: Record<string, unknown>, policy: ClaimsPolicy): void {
-  if (claims.iss !== policy.issuer) throw new InvalidTokenError("the token is invalid: wrong issuer (iss)");
+  if (claims.iss !== policy.issuer)
+    throw new ApiError("InvalidToken", "the token is invalid: wrong issuer (iss)");
   for (const claim of TIME_CLAIMS) {
     if (claims[claim] !== undefined && !Number.isFinite(claims[claim])) throw malformed();
   }
@@ -44,7 +45,7 @@ export function checkClaimsBeforeKeyLookup(claims: Record<string, unknown>, poli
   for (const claim of ["exp", "nbf"] as const) {
     const seconds = claims[claim];
     if (typeof seconds === "number" && !(Math.abs(seconds) <= MAX_REPRESENTABLE_SECONDS)) {
-      throw new InvalidTokenError(`the token is invalid: ${claim} is out of range`);
+      throw new ApiError("InvalidToken", `the token is invalid: ${claim} is out of range`);
     }
   }
 }
@@ -61,24 +62,26 @@ export function checkClaimsAfterSignature(
   const { exp, nbf, aud } = claims;
   // RFC 7519 §4.1.4: the current time must be before `exp`; at `exp` (plus the skew) the token has expired.
   if (typeof exp === "number" && exp + CLOCK_SKEW_SECONDS <= nowSeconds) {
-    throw new InvalidTokenError("the token has expired");
+    throw new ApiError("InvalidToken", "the token has expired");
   }
   if (typeof nbf === "number" && nbf - CLOCK_SKEW_SECONDS > nowSeconds) {
-    throw new InvalidTokenError("the token is not valid yet");
+    throw new ApiError("InvalidToken", "the token is not valid yet");
   }
   if (policy.audiences.length > 0) {
     const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
     if (!audiences.some((audience) => policy.audiences.includes(audience))) {
-      throw new InvalidTokenError("the token is invalid: wrong audience");
+      throw new ApiError("InvalidToken", "the token is invalid: wrong audience");
     }
   }
-  if (typeof exp !== "number") throw new InvalidTokenError("the token has no expiry (exp)");
+  if (typeof exp !== "number") throw new ApiError("InvalidToken", "the token has no expiry (exp)");
   const clientId = typeof claims.client_id === "string" ? claims.client_id : undefined;
   if (policy.clientIds.length > 0 && (clientId === undefined || !policy.clientIds.includes(clientId))) {
-    throw new InvalidTokenError("the token was issued to another client");
+    throw new ApiError("InvalidToken", "the token was issued to another client");
   }
   if (!grantedScopes(claims).includes(policy.requiredScope)) {
-    throw new InsufficientScopeError(policy.requiredScope);
+    throw new ApiError("InsufficientScope", `the token lacks the scope '${policy.requiredScope}'`, {
+      scope: policy.requiredScope,
+    });
   }
 }
 

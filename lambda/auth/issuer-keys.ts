@@ -1,10 +1,5 @@
 import type { Clock } from "../clock.ts";
-import {
-  type DependencyUnavailableError,
-  IssuerUnavailableError,
-  UnknownSigningKeyError,
-  UnknownSigningKeyHeldError,
-} from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 import type { JwsAlgorithm } from "./jws.ts";
@@ -47,7 +42,7 @@ const KEY_NOT_YET_KNOWN =
  */
 class RefetchWindow {
   #closesAt = 0;
-  #answer: ((retryAfterSeconds: number) => DependencyUnavailableError) | undefined;
+  #answer: ((retryAfterSeconds: number) => ApiError) | undefined;
 
   constructor(
     readonly seconds: number,
@@ -55,7 +50,7 @@ class RefetchWindow {
   ) {}
 
   /** Opens the window, once per fetch: the requests that shared the fetch do not extend it. */
-  open(answer: (retryAfterSeconds: number) => DependencyUnavailableError): void {
+  open(answer: (retryAfterSeconds: number) => ApiError): void {
     const now = this.clock.now();
     if (now < this.#closesAt) return;
     this.#closesAt = now + this.seconds * 1000;
@@ -68,7 +63,7 @@ class RefetchWindow {
   }
 
   /** The 503 to answer while the window is open; undefined once it has closed. */
-  heldAnswer(): DependencyUnavailableError | undefined {
+  heldAnswer(): ApiError | undefined {
     const seconds = this.secondsLeft();
     return seconds > 0 && this.#answer ? withoutStack(this.#answer(seconds)) : undefined;
   }
@@ -156,8 +151,10 @@ export class IssuerKeys {
       throw this.#issuerFailed(error) ?? error;
     }
     if (keySet.has(kid)) return keySet.keyFor(kid, algorithm);
-    this.#window.open((seconds) => new UnknownSigningKeyHeldError(KEY_NOT_YET_KNOWN, seconds));
-    throw new UnknownSigningKeyError(UNKNOWN_SIGNING_KEY);
+    this.#window.open(
+      (seconds) => new ApiError("UnknownSigningKeyHeld", KEY_NOT_YET_KNOWN, { retryAfterSeconds: seconds }),
+    );
+    throw new ApiError("UnknownSigningKey", UNKNOWN_SIGNING_KEY);
   }
 
   /**
@@ -201,11 +198,18 @@ export class IssuerKeys {
    * After a fetch the issuer failed, a request's or a refresh's: the window opens, so that a token naming
    * a key not held asks the issuer at most once per window. Its 503; undefined for any other error.
    */
-  #issuerFailed(error: unknown): IssuerUnavailableError | undefined {
+  #issuerFailed(error: unknown): ApiError | undefined {
     if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) return undefined;
     const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
-    this.#window.open((seconds) => new IssuerUnavailableError(message, seconds));
-    return withoutStack(new IssuerUnavailableError(message, this.#window.secondsLeft(), { cause: error }));
+    this.#window.open(
+      (seconds) => new ApiError("IssuerUnavailable", message, { retryAfterSeconds: seconds }),
+    );
+    return withoutStack(
+      new ApiError("IssuerUnavailable", message, {
+        retryAfterSeconds: this.#window.secondsLeft(),
+        cause: error,
+      }),
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { InvalidTokenError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 
@@ -82,7 +82,8 @@ export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
     const { crit } = header;
     const wellFormed =
       Array.isArray(crit) && crit.length > 0 && crit.every((name) => typeof name === "string" && name !== "");
-    throw new InvalidTokenError(
+    throw new ApiError(
+      "InvalidToken",
       wellFormed
         ? "the token is invalid: it requires a header extension this API does not implement (crit)"
         : "the token is invalid: malformed crit header",
@@ -141,10 +142,10 @@ function jsonObject(segment: string): Record<string, unknown> {
   return value;
 }
 
-export function malformed(): InvalidTokenError {
-  return new InvalidTokenError("the token is invalid: malformed token");
+export function malformed(): ApiError {
+  return new ApiError("InvalidToken", "the token is invalid: malformed token");
 }
 
-export function algorithmNotAllowed(): InvalidTokenError {
-  return new InvalidTokenError("the token is invalid: signature algorithm not allowed");
+export function algorithmNotAllowed(): ApiError {
+  return new ApiError("InvalidToken", "the token is invalid: signature algorithm not allowed");
 }

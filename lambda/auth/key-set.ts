@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { InvalidTokenError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { logWarning } from "../log.ts";
 import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
@@ -146,7 +146,8 @@ export class KeySet {
     const fits = (type: string | undefined) => type === undefined || algorithm.keys.has(type);
     const [candidate, ...others] = usable.filter((key) => fits(key.type));
     if (candidate !== undefined && others.length > 0) {
-      throw new InvalidTokenError(
+      throw new ApiError(
+        "InvalidToken",
         "the token is invalid: the issuer publishes more than one key of its alg's type under its kid",
       );
     }
@@ -159,11 +160,13 @@ export class KeySet {
     }
     const unusable = leftOut.find((key) => fits(key.type));
     if (unusable !== undefined) {
-      throw new InvalidTokenError(
+      throw new ApiError(
+        "InvalidToken",
         `the token is invalid: the issuer's key it names cannot be used: ${unusable.reason}`,
       );
     }
-    if (notForSignatures.some((jwk) => fits(keyType(jwk)))) throw new InvalidTokenError(UNKNOWN_SIGNING_KEY);
+    if (notForSignatures.some((jwk) => fits(keyType(jwk))))
+      throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
     throw algorithmNotAllowed();
   }
 

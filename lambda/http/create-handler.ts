@@ -1,6 +1,6 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
-import { ApiError, RouteNotFoundError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
 import { type PlantStore, StoreFailedError } from "../plants/create-plant.ts";
@@ -79,7 +79,8 @@ export function createHandler({
     let ending: Ending;
     try {
       const route = matchRoute(request.method, request.path);
-      if (route === undefined) throw new RouteNotFoundError(`not found: this API serves ${describeRoutes()}`);
+      if (route === undefined)
+        throw new ApiError("RouteNotFound", `not found: this API serves ${describeRoutes()}`);
       ({ clientId } = await authenticate(request.headers.get("authorization")));
       const parsed = await OPERATIONS[route.operationId](request);
       plantId = parsed.plantId;

@@ -1,4 +1,4 @@
-import { PlantConflictError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { type NewPlant, PLANT_FIELDS, type Plant, type PlantField, toPlant } from "./plant.ts";
 
 /**
@@ -12,7 +12,7 @@ export type PutOutcome =
 
 /**
  * Where plants are kept (the port; lambda/store/ implements it on DynamoDB). A put never overwrites: an
- * existing id is reported with what it holds. A store that gives up throws a StoreUnavailableError
+ * existing id is reported with what it holds. A store that gives up throws the StoreUnavailable ApiError
  * carrying its calls; one that fails otherwise, a StoreFailedError.
  */
 export interface PlantStore {
@@ -55,7 +55,8 @@ export async function createPlant(
   if (outcome.created) return { plant: toPlant(plant), replayed: false, storeCalls };
   const { existing } = outcome;
   if (!fields.every(({ name }) => existing[name] === plant[name])) {
-    const conflict = new PlantConflictError(
+    const conflict = new ApiError(
+      "PlantConflict",
       `a plant with id ${plant.id} already exists with another ${describeFields(fields)}`,
     );
     conflict.storeCalls = storeCalls;

@@ -1,4 +1,4 @@
-import { BadRequestError, UnsupportedMediaTypeError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { validate } from "../generated/validate-new-plant.js";
 import type { NewPlant } from "../plants/plant.ts";
 import { JsonSyntaxError, parseJson } from "./lossless-json.ts";
@@ -21,7 +21,10 @@ export async function parseNewPlant(
     value = parseJson(text, MAX_NESTING_DEPTH);
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
-      throw new BadRequestError(`the body is not valid JSON: ${error.reason} at position ${error.position}`);
+      throw new ApiError(
+        "BadRequest",
+        `the body is not valid JSON: ${error.reason} at position ${error.position}`,
+      );
     }
     throw error;
   }
@@ -29,7 +32,7 @@ export async function parseNewPlant(
     // Read before awaiting: the validator keeps the errors of its last call, another request's by then.
     const errors = validate.errors ?? [];
     const { describeSchemaErrors } = await import("./schema-refusals.ts");
-    throw new BadRequestError(describeSchemaErrors(errors));
+    throw new ApiError("BadRequest", describeSchemaErrors(errors));
   }
   return { ...value, id: BigInt(value.id) };
 }
@@ -41,9 +44,9 @@ function requireJsonMediaType(contentType: string | undefined): void {
     .map((parameter) => /^charset\s*=\s*"?([^"]*)"?$/i.exec(parameter)?.[1])
     .find((value) => value !== undefined);
   if (mediaType.toLowerCase() !== "application/json") {
-    throw new UnsupportedMediaTypeError("the Content-Type header must be application/json");
+    throw new ApiError("UnsupportedMediaType", "the Content-Type header must be application/json");
   }
   if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
-    throw new UnsupportedMediaTypeError("the Content-Type charset must be utf-8");
+    throw new ApiError("UnsupportedMediaType", "the Content-Type charset must be utf-8");
   }
 }

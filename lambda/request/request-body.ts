@@ -1,5 +1,5 @@
 import { commaList } from "../comma-list.ts";
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 16_384;
 const REPLACEMENT_CHARACTER = "\uFFFD";
@@ -30,7 +30,7 @@ export function readBodyText(body: RequestBody | undefined): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new BadRequestError("the body is not valid UTF-8");
+    throw new ApiError("BadRequest", "the body is not valid UTF-8");
   }
 }
 
@@ -48,16 +48,20 @@ function requireIdentityCoding(contentEncoding: string | undefined): void {
   const named = codings.join(", ");
   const shown =
     named.length > MAX_NAMED_CODING_LENGTH ? `${named.slice(0, MAX_NAMED_CODING_LENGTH)}…` : named;
-  throw new UnsupportedMediaTypeError(
+  throw new ApiError(
+    "UnsupportedMediaType",
     `the Content-Encoding '${shown}' is not supported; send the body uncompressed`,
   );
 }
 
 function requireSize(bytes: number, text: string): string {
   if (bytes > MAX_BODY_BYTES) {
-    throw new PayloadTooLargeError(`the body is ${bytes} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+    throw new ApiError(
+      "PayloadTooLarge",
+      `the body is ${bytes} bytes; at most ${MAX_BODY_BYTES} are accepted`,
+    );
   }
-  if (bytes === 0) throw new BadRequestError("the body is required: a NewPlant JSON object");
+  if (bytes === 0) throw new ApiError("BadRequest", "the body is required: a NewPlant JSON object");
   return text;
 }
 
@@ -68,7 +72,7 @@ function requireSize(bytes: number, text: string): string {
  */
 function decodeBase64Strictly(base64: string): Buffer {
   const bytes = Buffer.from(base64, "base64");
-  if (bytes.toString("base64") !== base64) throw new BadRequestError("the body is not valid base64");
+  if (bytes.toString("base64") !== base64) throw new ApiError("BadRequest", "the body is not valid base64");
   return bytes;
 }
 

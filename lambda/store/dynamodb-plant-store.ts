@@ -1,6 +1,6 @@
 import { type Clock, systemClock, timeoutSignal } from "../clock.ts";
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
-import { StoreUnavailableError } from "../errors.ts";
+import { ApiError, storeUnavailable } from "../errors.ts";
 import { type PlantStore, type PutOutcome, StoreFailedError } from "../plants/create-plant.ts";
 import type { NewPlant } from "../plants/plant.ts";
 import { type RetryOptions, RetryQuota, withRetries } from "../retry/standard-retry.ts";
@@ -128,14 +128,14 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
 
       const giveUp = (exhausted: Error) => {
         const outcome = mayHaveWritten ? "unknown" : "not-written";
-        const unavailable = new StoreUnavailableError(outcome, STORE_RETRY_AFTER_SECONDS, {
+        const unavailable = storeUnavailable(outcome, STORE_RETRY_AFTER_SECONDS, {
           cause: exhausted,
         });
         unavailable.storeCalls = calls;
         return unavailable;
       };
       return withRetries({ ...retries, giveUp }, attempt).catch((error: unknown) => {
-        throw error instanceof StoreUnavailableError ? error : new StoreFailedError(calls, error);
+        throw error instanceof ApiError ? error : new StoreFailedError(calls, error);
       });
     },
     async prewarm(signal) {

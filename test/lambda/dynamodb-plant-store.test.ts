@@ -1,11 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  DependencyUnavailableError,
-  PlantConflictError,
-  StoreUnavailableError,
-} from "../../lambda/errors.ts";
+import type { ApiError } from "../../lambda/errors.ts";
 import { type CreateOutcome, createPlant, type PlantStore } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
 import {
@@ -80,7 +76,7 @@ describe("the DynamoDB plant store, against dynalite", () => {
     const winners = outcomes.filter((outcome) => outcome.status === "fulfilled");
     expect(winners).toHaveLength(1);
     for (const outcome of outcomes) {
-      if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(PlantConflictError);
+      if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "PlantConflict" });
     }
     const { body } = await callDynamoDb(dynamoDb.endpoint, "GetItem", {
       TableName: "plants",
@@ -175,8 +171,8 @@ describe("the store's attempt count", () => {
     const failed = await storeBehindFaults()
       .putIfAbsent({ id: 502n, name: "Fern" })
       .catch((error: unknown) => error);
-    expect(failed).toBeInstanceOf(DependencyUnavailableError);
-    expect((failed as StoreUnavailableError).storeCalls).toBe(3);
+    expect(failed).toMatchObject({ status: 503 });
+    expect((failed as ApiError).storeCalls).toBe(3);
     expect(faulty.requests().filter(({ fault }) => fault === "throttle")).toHaveLength(3 + 1);
   });
 });
@@ -197,16 +193,16 @@ describe("a conflict that comes without the stored plant (dynalite): the same at
     const failure = await localStore(faulty.url)
       .putIfAbsent({ id: 510n, name: "Fern" })
       .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(failure).toMatchObject({ code: "StoreUnavailable" });
     // The put was refused by its condition: this request wrote nothing, whatever the reads did.
-    expect((failure as StoreUnavailableError).outcome).toBe("not-written");
+    expect((failure as ApiError).message).toMatch(/nothing was written/);
     expect(faulty.requests().map(({ operation }) => operation)).toEqual([
       "PutItem",
       "GetItem",
       "GetItem",
       "GetItem",
     ]);
-    expect((failure as StoreUnavailableError).storeCalls).toBe(4);
+    expect((failure as ApiError).storeCalls).toBe(4);
   });
 
   it("a read that fails once: the next attempt's read answers", async () => {
@@ -318,9 +314,9 @@ describe("prewarm", () => {
     const port = await freePort(); // nothing listens there
     const coldStore = localStore(`http://127.0.0.1:${port}`, { deadlineMs: 300, attemptTimeoutMs: 100 });
     await expect(coldStore.prewarm()).resolves.toBeUndefined();
-    await expect(coldStore.putIfAbsent({ id: 601n, name: "Fern" })).rejects.toThrow(
-      DependencyUnavailableError,
-    );
+    await expect(coldStore.putIfAbsent({ id: 601n, name: "Fern" })).rejects.toMatchObject({
+      status: 503,
+    });
 
     // A server that never answers: the warm-up gives up when its signal aborts (an attempt's timeout).
     const silent = createServer(() => undefined);

@@ -11,47 +11,64 @@ import { RetriesExhaustedError } from "../../lambda/retry/standard-retry.ts";
 import { DynamoDbError, TransientDynamoDbError } from "../../lambda/store/dynamodb-client.ts";
 import { NoAnswerError } from "../../lambda/transport/http-request.ts";
 
-const failures: errors.ApiError[] = [
-  new errors.BadRequestError("the body is required"),
-  new errors.PayloadTooLargeError("too large"),
-  new errors.UnsupportedMediaTypeError("not JSON"),
-  new errors.InvalidRequestError("two Authorization headers"),
-  new errors.MissingCredentialsError("no token"),
-  new errors.InvalidTokenError("the token has expired"),
-  new errors.InsufficientScopeError("plants/write"),
-  new errors.PlantConflictError("a plant with id 1 already exists"),
-  new errors.RouteNotFoundError("not found: this API serves POST /plants"),
-  new errors.DependencyUnavailableError("unavailable", 1),
-  new errors.StoreUnavailableError("not-written", 1),
-  new errors.StoreUnavailableError("unknown", 1),
-  new errors.IssuerUnavailableError("the key set is unavailable", 5),
-  new errors.UnknownSigningKeyError("the token is invalid: unknown signing key"),
-  new errors.UnknownSigningKeyHeldError("the token names a key not among the issuer's keys", 5),
-];
+const { API_ERRORS, ApiError } = errors;
+const CODES = Object.keys(API_ERRORS) as errors.ApiErrorCode[];
 
 describe("the table of failures", () => {
-  it("has an example of every failure class errors.ts exports", () => {
-    const classes = Object.values(errors).filter(
-      (value) => typeof value === "function" && value.prototype instanceof errors.ApiError,
-    );
-    expect(classes.length).toBeGreaterThan(0);
-    for (const failureClass of classes) {
-      expect(failures.some((failure) => failure.constructor === failureClass)).toBe(true);
+  it.each(CODES)("%sError names itself and is answered with its declared status, kind and metric", (code) => {
+    const failure = new ApiError(code as errors.UnavailableCode, "what is wrong", { retryAfterSeconds: 3 });
+    expect(failure.name).toBe(`${code}Error`);
+    expect(String(failure)).toBe(`${code}Error: what is wrong`);
+    const { response, kind, metric } = toErrorResponse(failure, "request-1");
+    const declared = API_ERRORS[code];
+    expect(response.status).toBe(declared.status);
+    expect(response.body).toEqual({ error: declared.status, message: "what is wrong" });
+    expect(kind).toBe(declared.kind);
+    expect(metric).toBe("metric" in declared ? declared.metric : undefined);
+    if (metric !== undefined) expect(METRIC_NAMES).toContain(metric);
+  });
+
+  it("challenges every 401 and 403, and gives every 503 its Retry-After", () => {
+    for (const code of CODES) {
+      const { headers } = toErrorResponse(
+        new ApiError(code as errors.UnavailableCode, "m", { retryAfterSeconds: 7 }),
+        "r",
+      ).response;
+      const { status } = API_ERRORS[code];
+      if (status === 401 || status === 403)
+        expect(headers?.["www-authenticate"]).toMatch(/^Bearer realm="plants"/);
+      if (status === 503) expect(headers).toEqual({ "retry-after": "7" });
+      if (status !== 401 && status !== 403 && status !== 503 && code !== "InvalidRequest") {
+        expect(headers).toBeUndefined();
+      }
     }
   });
 
-  it.each(failures.map((failure) => [failure.constructor.name, failure] as const))(
-    "%s names itself and is answered with its declared status, kind and metric",
-    (className, failure) => {
-      expect(failure.name).toBe(className);
-      const { response, kind, metric } = toErrorResponse(failure, "request-1");
-      expect(response.status).toBe(failure.status);
-      expect(response.body).toEqual({ error: failure.status, message: failure.message });
-      expect(kind).toBe(failure.kind);
-      expect(metric).toBe(failure.metric);
-      if (metric !== undefined) expect(METRIC_NAMES).toContain(metric);
-    },
-  );
+  it("writes RFC 6750's challenge for each refusal of credentials", () => {
+    const challenge = (
+      code: Exclude<errors.ApiErrorCode, errors.UnavailableCode>,
+      message: string,
+      scope?: string,
+    ) => new ApiError(code, message, scope === undefined ? {} : { scope }).headers["www-authenticate"];
+    expect(challenge("MissingCredentials", "no token")).toBe('Bearer realm="plants"');
+    expect(challenge("InvalidRequest", "two headers")).toBe('Bearer realm="plants", error="invalid_request"');
+    expect(challenge("InvalidToken", "the token has expired")).toBe(
+      'Bearer realm="plants", error="invalid_token", error_description="the token has expired"',
+    );
+    expect(challenge("UnknownSigningKey", "unknown key")).toBe(
+      'Bearer realm="plants", error="invalid_token", error_description="unknown key"',
+    );
+    expect(challenge("InsufficientScope", "lacks it", "plants/write")).toBe(
+      'Bearer realm="plants", error="insufficient_scope", scope="plants/write"',
+    );
+  });
+
+  it("says what the caller may do when the store did not confirm a write", () => {
+    expect(errors.storeUnavailable("unknown", 1).message).toMatch(
+      /may have been stored; sending the same request again is safe/,
+    );
+    expect(errors.storeUnavailable("not-written", 1).message).toMatch(/nothing was written/);
+  });
 
   it("answers anything else as a bug: 500, counted as Fault, nothing of the error in the answer", () => {
     const { response, kind, metric } = toErrorResponse(new TypeError("x is undefined"), "request-1");

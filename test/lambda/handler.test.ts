@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DependencyUnavailableError } from "../../lambda/errors.ts";
+import { ApiError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
 import { describeFields } from "../../lambda/plants/create-plant.ts";
 import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
@@ -216,7 +216,9 @@ describe("failures", () => {
       authenticate: harness.dependencies.authenticate,
       store: {
         putIfAbsent: () =>
-          Promise.reject(new DependencyUnavailableError("the plant store is unavailable", 1)),
+          Promise.reject(
+            new ApiError("StoreUnavailable", "the plant store is unavailable", { retryAfterSeconds: 1 }),
+          ),
       },
     });
     const logs = captureLogs();

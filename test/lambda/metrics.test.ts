@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { IssuerUnavailableError, StoreUnavailableError } from "../../lambda/errors.ts";
+import { ApiError, storeUnavailable } from "../../lambda/errors.ts";
 import { createHandler, type Handler } from "../../lambda/http/create-handler.ts";
 import { METRIC_NAMES } from "../../lambda/metrics.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
@@ -118,7 +118,7 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
       authenticate: harness.dependencies.authenticate,
       store: {
         async putIfAbsent() {
-          const unavailable = new StoreUnavailableError("not-written", 1);
+          const unavailable = storeUnavailable("not-written", 1);
           unavailable.storeCalls = 3;
           throw unavailable;
         },
@@ -161,7 +161,10 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
 
   it("counts an unavailable issuer apart from the store", async () => {
     const handler = createHandler({
-      authenticate: () => Promise.reject(new IssuerUnavailableError("the issuer is unavailable", 5)),
+      authenticate: () =>
+        Promise.reject(
+          new ApiError("IssuerUnavailable", "the issuer is unavailable", { retryAfterSeconds: 5 }),
+        ),
       store: harness.dependencies.store,
     });
     const [line] = await metricsOf(handler, plant(nextId++));
@@ -196,7 +199,10 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     expect(line).toMatchObject({ FunctionName: "PlantStore-Handler", FunctionVersion: "7", Fault: 1 });
 
     const unavailable = createHandler({
-      authenticate: () => Promise.reject(new IssuerUnavailableError("the issuer is unavailable", 5)),
+      authenticate: () =>
+        Promise.reject(
+          new ApiError("IssuerUnavailable", "the issuer is unavailable", { retryAfterSeconds: 5 }),
+        ),
       store: harness.dependencies.store,
       functionVersion: "7",
     });

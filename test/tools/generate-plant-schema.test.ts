@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { PlantConflictError } from "../../lambda/errors.ts";
 import { createPlant, describeFields } from "../../lambda/plants/create-plant.ts";
 import { type NewPlant, PLANT_FIELDS, type PlantField } from "../../lambda/plants/plant.ts";
 import { fromItem, toItem } from "../../lambda/store/plant-item.ts";
@@ -101,7 +100,7 @@ describe("an optional string field added to the OpenAPI document", () => {
     });
     expect((await create("green")).replayed).toBe(true);
     const conflict = create("red");
-    await expect(conflict).rejects.toBeInstanceOf(PlantConflictError);
+    await expect(conflict).rejects.toMatchObject({ code: "PlantConflict" });
     await expect(conflict).rejects.toThrow(
       new RegExp(`^a plant with id 7 already exists with another name, .* or ${NEW_FIELD}$`),
     );
