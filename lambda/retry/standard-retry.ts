@@ -40,26 +40,27 @@ const COSTS: Record<RetryReason, number> = {
  * The instance's retry budget (a token bucket), as the SDK's StandardRetryStrategy keeps it: a retry takes
  * its cost, a success puts back 1 or its last retry's cost; without the cost left, the call fails at once.
  */
-export class RetryQuota {
-  #available: number;
+export interface RetryQuota {
+  readonly available: number;
+  tryTake(cost: number): boolean;
+  refund(amount: number): void;
+}
 
-  constructor(readonly capacity = RETRY_QUOTA_CAPACITY) {
-    this.#available = capacity;
-  }
-
-  get available(): number {
-    return this.#available;
-  }
-
-  tryTake(cost: number): boolean {
-    if (this.#available < cost) return false;
-    this.#available -= cost;
-    return true;
-  }
-
-  refund(amount: number): void {
-    this.#available = Math.min(this.capacity, this.#available + amount);
-  }
+export function createRetryQuota(capacity = RETRY_QUOTA_CAPACITY): RetryQuota {
+  let available = capacity;
+  return {
+    get available() {
+      return available;
+    },
+    tryTake(cost) {
+      if (available < cost) return false;
+      available -= cost;
+      return true;
+    },
+    refund(amount) {
+      available = Math.min(capacity, available + amount);
+    },
+  };
 }
 
 export type GiveUpReason = "attempts exhausted" | "deadline reached" | "retry quota spent";

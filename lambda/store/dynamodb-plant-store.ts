@@ -3,7 +3,7 @@ import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
 import { ApiError, storeUnavailable } from "../errors.ts";
 import { type PlantStore, type PutOutcome, StoreFailedError } from "../plants/create-plant.ts";
 import type { NewPlant } from "../plants/plant.ts";
-import { type RetryOptions, RetryQuota, withRetries } from "../retry/standard-retry.ts";
+import { createRetryQuota, type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import {
   createDynamoDbClient,
   type DynamoDbClientSettings,
@@ -79,7 +79,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
     },
     classify: retryableFault,
     /** Shared by every request of this instance, as the SDK client's quota is. */
-    quota: new RetryQuota(),
+    quota: createRetryQuota(),
     clock,
     ...(settings.random ? { random: settings.random } : {}),
   };

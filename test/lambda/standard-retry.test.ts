@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lambda/clock.ts";
 import {
+  createRetryQuota,
   RETRY_COST,
   RetriesExhaustedError,
   type RetryOptions,
   type RetryPolicy,
-  RetryQuota,
+  type RetryQuota,
   TRANSIENT_RETRY_COST,
   withRetries,
 } from "../../lambda/retry/standard-retry.ts";
@@ -45,7 +46,7 @@ function options({
 }: Partial<TestOptions> = {}): RetryOptions & {
   quota: RetryQuota;
 } {
-  return { policy, quota: new RetryQuota(), classify, ...environment, ...overrides };
+  return { policy, quota: createRetryQuota(), classify, ...environment, ...overrides };
 }
 
 /** An attempt that fails with `failures` in order, then succeeds; it counts its calls. */
@@ -169,7 +170,7 @@ describe("withRetries on the system clock", () => {
 
 describe("the retry quota", () => {
   it("takes 5 for a retry, 10 for a retry after a transient fault", async () => {
-    const quota = new RetryQuota();
+    const quota = createRetryQuota();
     await withRetries(options({ quota }), scripted([throttled, throttled, throttled]).attempt).catch(
       () => undefined,
     );
@@ -181,7 +182,7 @@ describe("the retry quota", () => {
   });
 
   it("refunds 1 for a success without retry, and the last retry's cost for one after retries, up to the capacity", async () => {
-    const quota = new RetryQuota();
+    const quota = createRetryQuota();
     await withRetries(options({ quota }), scripted([]).attempt);
     expect(quota.available).toBe(500);
 
@@ -193,7 +194,7 @@ describe("the retry quota", () => {
   });
 
   it("once spent, fails at the first retryable failure without retrying, and refills with successes", async () => {
-    const quota = new RetryQuota(12);
+    const quota = createRetryQuota(12);
     const first = scripted(Array.from({ length: 3 }, () => throttled));
     await expect(withRetries(options({ quota }), first.attempt)).rejects.toThrow(RetriesExhaustedError);
     expect(first.counter.attempts).toBe(3);
