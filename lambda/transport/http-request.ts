@@ -15,19 +15,20 @@ export interface OutboundResponse extends Answer {
   resent: boolean;
 }
 
-/** No answer came; `requestSent` is false only if no open connection had it (refused, unreachable). */
+/**
+ * No answer came; `requestSent` is false only if no open connection had it (refused, unreachable).
+ * `stale`: a reused connection, or one opened ahead, closed or reset before any byte of the answer came.
+ */
 export class NoAnswerError extends Error {
   override name = "NoAnswerError";
   constructor(
     readonly requestSent: boolean,
     cause: unknown,
+    readonly stale = false,
   ) {
     super(String(cause), { cause });
   }
 }
-
-/** A reused connection, or one opened ahead, closed or reset before any byte of the answer came. */
-class StaleConnectionError extends NoAnswerError {}
 
 /** A connection, open once TCP (and TLS) is; what it says goes to the exchange under way, else drops it. */
 interface Connection {
@@ -56,7 +57,7 @@ export async function sendRequest(request: OutboundRequest): Promise<OutboundRes
   try {
     return await exchange(request, head, waited ?? connect(request.url, origin), waited !== undefined);
   } catch (error) {
-    if (!(error instanceof StaleConnectionError)) throw error;
+    if (!(error instanceof NoAnswerError && error.stale)) throw error;
   }
   // Its waiting siblings are as old, and as likely closed: none is reused for the second try.
   for (const sibling of waiting.get(origin)?.splice(0) ?? []) sibling.socket.destroy();
@@ -127,8 +128,7 @@ function exchange(
         return resolve({ status: answer.status, headers: answer.headers, body: answer.body, resent: false });
       }
       const sent = received || connection.open;
-      const stale = waited && sent && !received && !signal.aborted;
-      reject(new (stale ? StaleConnectionError : NoAnswerError)(sent, failure));
+      reject(new NoAnswerError(sent, failure, waited && sent && !received && !signal.aborted));
     };
     const abort = () => finish(undefined, signal.reason);
     if (signal.aborted) return abort();
