@@ -18,10 +18,11 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
+/** Not JSON: its message says why (`reason`) and where, as `… at position 12`. */
 export class JsonSyntaxError extends Error {
   constructor(
     readonly reason: string,
-    readonly position: number,
+    position: number,
   ) {
     super(`${reason} at position ${position}`);
     this.name = "JsonSyntaxError";

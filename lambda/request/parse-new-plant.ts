@@ -21,10 +21,7 @@ export async function parseNewPlant(
     value = parseJson(text, MAX_NESTING_DEPTH);
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
-      throw new ApiError(
-        "BadRequest",
-        `the body is not valid JSON: ${error.reason} at position ${error.position}`,
-      );
+      throw new ApiError("BadRequest", `the body is not valid JSON: ${error.message}`);
     }
     throw error;
   }
