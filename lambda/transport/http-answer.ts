@@ -58,7 +58,7 @@ export function readAnswer() {
         if (read.status > 199) head = read;
       }
       // Framing included: a size line or trailer section that never ends is refused as well.
-      if (decoded + bytes.length > MAX_ANSWER_BYTES) throw tooLarge();
+      if (decoded + bytes.length > MAX_ANSWER_BYTES) throw new Error(`answer over ${MAX_ANSWER_BYTES} bytes`);
       const { framing } = head;
       if (framing === "chunked") {
         decodeChunks ??= chunkedBody();
@@ -147,4 +147,3 @@ function chunkedBody() {
 }
 
 const malformed = (part: string) => new Error(`the answer is not HTTP/1.1: ${part}`);
-const tooLarge = () => new Error(`answer over ${MAX_ANSWER_BYTES} bytes`);
