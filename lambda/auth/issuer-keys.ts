@@ -3,17 +3,10 @@ import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 import type { JwsAlgorithm } from "./jws.ts";
-import {
-  KeySet,
-  KeySetInvalidError,
-  reportLeftOutKeys,
-  type SigningKey,
-  UNKNOWN_SIGNING_KEY,
-} from "./key-set.ts";
+import { isKeySetError, KeySet, reportLeftOutKeys, type SigningKey, UNKNOWN_SIGNING_KEY } from "./key-set.ts";
 import {
   createJwksFetcher,
   JWKS_RESPONSE_TIMEOUT_MS,
-  KeySetFetchError,
   type KeySetFetcher,
   type KeySetFetchObserver,
 } from "./key-set-download.ts";
@@ -199,8 +192,8 @@ export class IssuerKeys {
    * a key not held asks the issuer at most once per window. Its 503; undefined for any other error.
    */
   #issuerFailed(error: unknown): ApiError | undefined {
-    if (!(error instanceof KeySetFetchError || error instanceof KeySetInvalidError)) return undefined;
-    const message = error instanceof KeySetFetchError ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
+    if (!isKeySetError(error)) return undefined;
+    const message = error.name === "KeySetFetchError" ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
     this.#window.open(
       (seconds) => new ApiError("IssuerUnavailable", message, { retryAfterSeconds: seconds }),
     );

@@ -1,26 +1,13 @@
 import { type Clock, timeoutSignal } from "../clock.ts";
 import { sendRequest } from "../transport/http-request.ts";
+import { isKeySetError, keySetError } from "./key-set.ts";
 
 /** Time the issuer has to answer one key-set request. */
 export const JWKS_RESPONSE_TIMEOUT_MS = 1000;
 
-/** How the key set is downloaded: the body of a 200, or a KeySetFetchError. */
+/** How the key set is downloaded: the body of a 200, or a KeySetError named KeySetFetchError. */
 export interface KeySetFetcher {
   fetch(uri: string): Promise<Uint8Array>;
-}
-
-/** The key set could not be downloaded: no answer, or not a 200. The issuer's fault, never the caller's. */
-export class KeySetFetchError extends Error {
-  override name = "KeySetFetchError";
-  constructor(
-    url: URL,
-    detail: string,
-    /** False for an answer other than 200: asking again at once would get the same. */
-    readonly retryable: boolean,
-  ) {
-    // Where the key set is, without query or credentials: a key in either is not for the logs.
-    super(`fetching ${url.origin}${url.pathname} failed: ${detail}`);
-  }
 }
 
 /** How one download ended, for an observer: the answer's status, or why none came; never the body. */
@@ -44,6 +31,9 @@ export function createJwksFetcher(
   const fetchOnce = async (uri: string): Promise<Uint8Array> => {
     const ended = observeFetch?.(uri);
     const url = new URL(uri);
+    // Where the key set is, without query or credentials: a key in either is not for the logs.
+    const failed = (detail: string, retryable: boolean) =>
+      keySetError("KeySetFetchError", `fetching ${url.origin}${url.pathname} failed: ${detail}`, retryable);
     const timeout = timeoutSignal(clock, timeoutMs);
     let answer: Awaited<ReturnType<typeof sendRequest>>;
     try {
@@ -55,13 +45,13 @@ export function createJwksFetcher(
       });
     } catch (error) {
       ended?.({ failure: error });
-      throw new KeySetFetchError(url, error instanceof Error ? error.message : String(error), true);
+      throw failed(error instanceof Error ? error.message : String(error), true);
     } finally {
       timeout.cancel();
     }
     ended?.({ status: answer.status });
     if (answer.status !== 200) {
-      throw new KeySetFetchError(url, `status code is ${answer.status}, expected 200`, false);
+      throw failed(`status code is ${answer.status}, expected 200`, false);
     }
     return answer.body;
   };
@@ -70,7 +60,7 @@ export function createJwksFetcher(
       try {
         return await fetchOnce(uri);
       } catch (error) {
-        if (!(error instanceof KeySetFetchError && error.retryable)) throw error;
+        if (!(isKeySetError(error) && error.retryable)) throw error;
         return fetchOnce(uri);
       }
     },

@@ -33,9 +33,23 @@ export interface LeftOutKey {
   reason: string;
 }
 
-/** The document is not a key set (HTML, `{}`, cut short, too many keys): the issuer's fault. */
-export class KeySetInvalidError extends Error {
-  override name = "KeySetInvalidError";
+/**
+ * The issuer failed, never the caller: its key set could not be downloaded (no answer, not a 200:
+ * KeySetFetchError), or the document is not a key set (HTML, `{}`, cut short, too many keys:
+ * KeySetInvalidError). Its name says which: in the log line, and by the 503's message.
+ */
+export interface KeySetError extends Error {
+  name: "KeySetFetchError" | "KeySetInvalidError";
+  /** False but for a download that got no answer: asking again at once would get the same. */
+  retryable: boolean;
+}
+
+export function keySetError(name: KeySetError["name"], message: string, retryable = false): KeySetError {
+  return Object.assign(new Error(message), { name, retryable });
+}
+
+export function isKeySetError(error: unknown): error is KeySetError {
+  return error instanceof Error && (error.name === "KeySetFetchError" || error.name === "KeySetInvalidError");
 }
 
 export const UNKNOWN_SIGNING_KEY = "the token is invalid: unknown signing key";
@@ -89,14 +103,16 @@ export class KeySet {
     try {
       parsed = JSON.parse(typeof document === "string" ? document : utf8.decode(document));
     } catch (error) {
-      throw new KeySetInvalidError(
+      throw keySetError(
+        "KeySetInvalidError",
         `the key set is not JSON: ${error instanceof Error ? error.message : error}`,
       );
     }
     const keys = isObject(parsed) ? parsed.keys : undefined;
-    if (!Array.isArray(keys)) throw new KeySetInvalidError("the key set has no list of keys");
+    if (!Array.isArray(keys)) throw keySetError("KeySetInvalidError", "the key set has no list of keys");
     if (keys.length > MAX_KEYS_IN_KEY_SET) {
-      throw new KeySetInvalidError(
+      throw keySetError(
+        "KeySetInvalidError",
         `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
       );
     }
