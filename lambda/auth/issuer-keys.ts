@@ -3,7 +3,14 @@ import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 import type { JwsAlgorithm } from "./jws.ts";
-import { isKeySetError, KeySet, reportLeftOutKeys, type SigningKey, UNKNOWN_SIGNING_KEY } from "./key-set.ts";
+import {
+  isKeySetError,
+  type KeySet,
+  parseKeySet,
+  reportLeftOutKeys,
+  type SigningKey,
+  UNKNOWN_SIGNING_KEY,
+} from "./key-set.ts";
 import {
   createJwksFetcher,
   JWKS_RESPONSE_TIMEOUT_MS,
@@ -115,7 +122,7 @@ export class IssuerKeys {
       // At init, synchronously, unless the set holds an Ed25519 or Ed448 key: their checks load first.
       this.#importingDelivered = (async () => {
         try {
-          this.#keySet = reportLeftOutKeys(await KeySet.parse(delivered, nodeCrypto()));
+          this.#keySet = reportLeftOutKeys(await parseKeySet(delivered, nodeCrypto()));
         } catch (error) {
           logFailure(
             "the key set delivered with the deployment is not usable; the issuer's is fetched",
@@ -158,7 +165,7 @@ export class IssuerKeys {
     const { jwksUrl, clock } = this.#options;
     this.#fetching ??= this.#fetcher
       .fetch(jwksUrl)
-      .then((body) => KeySet.parse(body, nodeCrypto()))
+      .then((body) => parseKeySet(body, nodeCrypto()))
       .then(
         (parsed) => {
           this.#fetching = undefined;

@@ -3,7 +3,7 @@ import { ApiError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { logWarning } from "../log.ts";
 import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
-import { keyWeakness, type OkpWeakness, type PublicKeyMembers } from "./key-strength.ts";
+import { keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
 type NodeCrypto = typeof import("node:crypto");
 
@@ -81,125 +81,120 @@ const NOTHING: KeysOfKid = { usable: [], leftOut: [], notForSignatures: [] };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * The issuer's key set (RFC 7517 §5) as taken, key by key: a JSON object whose `keys` is a list of at most
- * MAX_KEYS_IN_KEY_SET entries. A key malformed, unusable, private or weak (key-strength.ts) is left out
- * and the others serve. A token's key is the one of its kid whose type and curve fit its alg; two such
- * keys are ambiguous and refuse the token. Every refusal here is a 401: a left-out key is never trusted
- * and a token naming it cannot become valid by retrying; the operator learns of it from the line logged
- * when the key set arrived.
- */
-export class KeySet {
-  readonly #byKid = new Map<string, KeysOfKid>();
-  /** The keys left out, for the one who fetched the set to log. */
-  readonly leftOut: LeftOutKey[] = [];
-
-  /**
-   * The key set in `document` (the body of the issuer's answer, or the one delivered at deploy time); the
-   * checks of Ed25519 and Ed448 keys are loaded only for a set that holds one.
-   */
-  static async parse(document: Uint8Array | string, nodeCrypto: NodeCrypto): Promise<KeySet> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(typeof document === "string" ? document : utf8.decode(document));
-    } catch (error) {
-      throw keySetError(
-        "KeySetInvalidError",
-        `the key set is not JSON: ${error instanceof Error ? error.message : error}`,
-      );
-    }
-    const keys = isObject(parsed) ? parsed.keys : undefined;
-    if (!Array.isArray(keys)) throw keySetError("KeySetInvalidError", "the key set has no list of keys");
-    if (keys.length > MAX_KEYS_IN_KEY_SET) {
-      throw keySetError(
-        "KeySetInvalidError",
-        `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
-      );
-    }
-    const holdsOkp = keys.some((entry) => isObject(entry) && entry.kty === "OKP");
-    const okp = holdsOkp ? await import("./okp-key-strength.ts") : undefined;
-    return new KeySet(keys, nodeCrypto, okp?.okpWeakness);
-  }
-
-  private constructor(publishedKeys: unknown[], nodeCrypto: NodeCrypto, okpWeakness?: OkpWeakness) {
-    for (const entry of publishedKeys) {
-      // A numeric kid (not a string: unusable) is kept as text, so that a token naming it is told why.
-      const kid = publishedKid(entry);
-      const read = readPublishedKey(entry);
-      if (kid === undefined || "unusable" in read) {
-        const reason =
-          "unusable" in read ? read.unusable : "it has no kid: this API takes only tokens naming their key";
-        this.#leaveOut(kid, undefined, reason);
-        continue;
-      }
-      const { jwk } = read;
-      if (jwk.use !== undefined && jwk.use !== "sig") {
-        this.#keysOf(kid).notForSignatures.push(jwk);
-        continue;
-      }
-      const weakness = keyWeakness(jwk, okpWeakness);
-      const imported =
-        weakness === undefined ? importVerificationKey(nodeCrypto, jwk) : { unusable: weakness };
-      // A kty this API does not verify has no type an alg could fit: any token naming it is told why.
-      const type = ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
-      if ("unusable" in imported) this.#leaveOut(kid, type, imported.unusable);
-      else {
-        const bits = imported.key.asymmetricKeyDetails?.modulusLength;
-        const modulusBytes = bits === undefined ? undefined : Math.ceil(bits / 8);
-        this.#keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key, modulusBytes });
-      }
-    }
-  }
-
+/** The issuer's key set as parseKeySet took it. */
+export interface KeySet {
   /** Whether the key set publishes anything under `kid`: if not, only a fresh key set could. */
-  has(kid: string): boolean {
-    return this.#byKid.has(kid);
-  }
-
+  has(kid: string): boolean;
   /** The key that verifies a token naming `kid` and `algorithm`, or the 401 saying why there is none. */
-  keyFor(kid: string, algorithm: JwsAlgorithm): SigningKey {
-    const { usable, leftOut, notForSignatures } = this.#byKid.get(kid) ?? NOTHING;
-    const fits = (type: string | undefined) => type === undefined || algorithm.keys.has(type);
-    const [candidate, ...others] = usable.filter((key) => fits(key.type));
-    if (candidate !== undefined && others.length > 0) {
-      throw new ApiError(
-        "InvalidToken",
-        "the token is invalid: the issuer publishes more than one key of its alg's type under its kid",
-      );
-    }
-    if (candidate !== undefined) {
-      // A key set may publish keys without `alg` (Entra ID's do), leaving the header to choose; a key
-      // with one verifies only tokens of that alg.
-      const { alg } = candidate.jwk;
-      if (alg !== undefined && alg !== algorithm.name) throw algorithmNotAllowed();
-      return candidate;
-    }
-    const unusable = leftOut.find((key) => fits(key.type));
-    if (unusable !== undefined) {
-      throw new ApiError(
-        "InvalidToken",
-        `the token is invalid: the issuer's key it names cannot be used: ${unusable.reason}`,
-      );
-    }
-    if (notForSignatures.some((jwk) => fits(keyType(jwk))))
-      throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
-    throw algorithmNotAllowed();
-  }
+  keyFor(kid: string, algorithm: JwsAlgorithm): SigningKey;
+  /** The keys left out, for the one who fetched the set to log. */
+  leftOut: LeftOutKey[];
+}
 
-  #keysOf(kid: string): KeysOfKid {
-    let keys = this.#byKid.get(kid);
-    if (keys === undefined) {
-      keys = { usable: [], leftOut: [], notForSignatures: [] };
-      this.#byKid.set(kid, keys);
-    }
-    return keys;
+/**
+ * The issuer's key set (RFC 7517 §5) in `document` (the body of the issuer's answer, or the one delivered
+ * at deploy time), taken key by key: a JSON object whose `keys` is a list of at most MAX_KEYS_IN_KEY_SET
+ * entries, else a KeySetInvalidError. A key malformed, unusable, private or weak (key-strength.ts) is left
+ * out and the others serve; the checks of Ed25519 and Ed448 keys are loaded only for a set that holds one.
+ * A token's key is the one of its kid whose type and curve fit its alg; two such keys are ambiguous and
+ * refuse the token. Every refusal here is a 401: a left-out key is never trusted and a token naming it
+ * cannot become valid by retrying; the operator learns of it from the line logged when the key set arrived.
+ */
+export async function parseKeySet(document: Uint8Array | string, nodeCrypto: NodeCrypto): Promise<KeySet> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof document === "string" ? document : utf8.decode(document));
+  } catch (error) {
+    throw keySetError(
+      "KeySetInvalidError",
+      `the key set is not JSON: ${error instanceof Error ? error.message : error}`,
+    );
   }
+  const keys = isObject(parsed) ? parsed.keys : undefined;
+  if (!Array.isArray(keys)) throw keySetError("KeySetInvalidError", "the key set has no list of keys");
+  if (keys.length > MAX_KEYS_IN_KEY_SET) {
+    throw keySetError(
+      "KeySetInvalidError",
+      `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
+    );
+  }
+  const holdsOkp = keys.some((entry) => isObject(entry) && entry.kty === "OKP");
+  const okpWeakness = holdsOkp ? (await import("./okp-key-strength.ts")).okpWeakness : undefined;
 
-  #leaveOut(kid: string | undefined, type: string | undefined, reason: string): void {
+  const byKid = new Map<string, KeysOfKid>();
+  const leftOut: LeftOutKey[] = [];
+  const keysOf = (kid: string): KeysOfKid => {
+    let ofKid = byKid.get(kid);
+    if (ofKid === undefined) {
+      ofKid = { usable: [], leftOut: [], notForSignatures: [] };
+      byKid.set(kid, ofKid);
+    }
+    return ofKid;
+  };
+  const leaveOut = (kid: string | undefined, type: string | undefined, reason: string) => {
     const key = { kid, type, reason };
-    this.leftOut.push(key);
-    if (kid !== undefined) this.#keysOf(kid).leftOut.push(key);
+    leftOut.push(key);
+    if (kid !== undefined) keysOf(kid).leftOut.push(key);
+  };
+  for (const entry of keys) {
+    // A numeric kid (not a string: unusable) is kept as text, so that a token naming it is told why.
+    const kid = publishedKid(entry);
+    const read = readPublishedKey(entry);
+    if (kid === undefined || "unusable" in read) {
+      const reason =
+        "unusable" in read ? read.unusable : "it has no kid: this API takes only tokens naming their key";
+      leaveOut(kid, undefined, reason);
+      continue;
+    }
+    const { jwk } = read;
+    if (jwk.use !== undefined && jwk.use !== "sig") {
+      keysOf(kid).notForSignatures.push(jwk);
+      continue;
+    }
+    const weakness = keyWeakness(jwk, okpWeakness);
+    const imported = weakness === undefined ? importVerificationKey(nodeCrypto, jwk) : { unusable: weakness };
+    // A kty this API does not verify has no type an alg could fit: any token naming it is told why.
+    const type = ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
+    if ("unusable" in imported) leaveOut(kid, type, imported.unusable);
+    else {
+      const bits = imported.key.asymmetricKeyDetails?.modulusLength;
+      const modulusBytes = bits === undefined ? undefined : Math.ceil(bits / 8);
+      keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key, modulusBytes });
+    }
   }
+
+  return {
+    leftOut,
+    has: (kid) => byKid.has(kid),
+    keyFor(kid, algorithm) {
+      const { usable, leftOut: leftOutOfKid, notForSignatures } = byKid.get(kid) ?? NOTHING;
+      const fits = (type: string | undefined) => type === undefined || algorithm.keys.has(type);
+      const [candidate, ...others] = usable.filter((key) => fits(key.type));
+      if (candidate !== undefined && others.length > 0) {
+        throw new ApiError(
+          "InvalidToken",
+          "the token is invalid: the issuer publishes more than one key of its alg's type under its kid",
+        );
+      }
+      if (candidate !== undefined) {
+        // A key set may publish keys without `alg` (Entra ID's do), leaving the header to choose; a key
+        // with one verifies only tokens of that alg.
+        const { alg } = candidate.jwk;
+        if (alg !== undefined && alg !== algorithm.name) throw algorithmNotAllowed();
+        return candidate;
+      }
+      const unusable = leftOutOfKid.find((key) => fits(key.type));
+      if (unusable !== undefined) {
+        throw new ApiError(
+          "InvalidToken",
+          `the token is invalid: the issuer's key it names cannot be used: ${unusable.reason}`,
+        );
+      }
+      if (notForSignatures.some((jwk) => fits(keyType(jwk))))
+        throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
+      throw algorithmNotAllowed();
+    },
+  };
 }
 
 function keyType(jwk: JsonWebKey): string {
