@@ -1,4 +1,5 @@
-import { createAuthenticator, createIssuerKeys } from "./auth/authenticate.ts";
+import { createAuthenticator } from "./auth/authenticate.ts";
+import { createIssuerKeys } from "./auth/issuer-keys.ts";
 import type { Config } from "./config.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";

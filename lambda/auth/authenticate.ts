@@ -1,9 +1,8 @@
 import { systemClock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
-import { logFailure } from "../log.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { type ClaimsPolicy, checkClaimsAfterSignature, checkClaimsBeforeKeyLookup } from "./claims.ts";
-import { IssuerKeys, type IssuerKeysOptions } from "./issuer-keys.ts";
+import { createIssuerKeys, type IssuerKeys, type IssuerKeysOptions } from "./issuer-keys.ts";
 import { decodeCompactJws, headerAlgorithm, signatureIsValid } from "./jws.ts";
 import { UNKNOWN_SIGNING_KEY } from "./key-set.ts";
 
@@ -18,27 +17,10 @@ export interface Caller {
 
 export type Authenticate = (authorizationHeader: string | undefined) => Promise<Caller>;
 
-/** IssuerKeys's options but its URL (the policy's), the clock the system's when not given. */
-export interface AuthenticatorOptions extends Partial<Omit<IssuerKeysOptions, "jwksUrl">> {
+/** The issuer's keys, or the options createIssuerKeys builds them with; the clock the system's when not given. */
+export interface AuthenticatorOptions extends IssuerKeysOptions {
   /** The issuer's keys (productionDependencies builds them, to refresh them after answers). */
   keys?: IssuerKeys;
-  /**
-   * Without a delivered key set, start fetching the issuer's now, so that the first request finds it
-   * fetched or under way. A failed prefetch writes one line to stderr: the first request fetches again.
-   */
-  prefetchKeys?: boolean;
-}
-
-/** The issuer's keys as createAuthenticator builds them when it is given none. */
-export function createIssuerKeys(policy: TokenPolicy, options: AuthenticatorOptions = {}): IssuerKeys {
-  const keys = new IssuerKeys({ ...options, jwksUrl: policy.jwksUrl, clock: options.clock ?? systemClock });
-  if (options.prefetchKeys && !options.deliveredKeySet) {
-    // One line, on stderr (stdout is one JSON line per request); the error names the URL, no secret.
-    keys
-      .fetchKeySet()
-      .catch((error) => logFailure("prefetching the issuer's key set failed; requests fetch it", error));
-  }
-  return keys;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
@@ -36,53 +36,61 @@ const KEY_NOT_YET_KNOWN =
   "the token names a key not among the issuer's keys as last fetched; they are fetched again after Retry-After";
 
 /**
- * The window after a fetch that did not yield the key a token named: until it closes nothing is fetched
- * for a key not in the key set, and such a token is answered the window's 503, with the seconds left.
- * So a caller sending random kids gets one fetch per window, whatever its rate.
+ * The window after a fetch that did not yield the key a token named: until it closes (after
+ * KEY_SET_REFETCH_INTERVAL_SECONDS) nothing is fetched for a key not in the key set, and such a token is
+ * answered the window's 503, with the seconds left. So a caller sending random kids gets one fetch per
+ * window, whatever its rate.
  */
-class RefetchWindow {
-  #closesAt = 0;
-  #answer: ((retryAfterSeconds: number) => ApiError) | undefined;
-
-  constructor(
-    readonly seconds: number,
-    readonly clock: Clock,
-  ) {}
-
-  /** Opens the window, once per fetch: the requests that shared the fetch do not extend it. */
-  open(answer: (retryAfterSeconds: number) => ApiError): void {
-    const now = this.clock.now();
-    if (now < this.#closesAt) return;
-    this.#closesAt = now + this.seconds * 1000;
-    this.#answer = answer;
-  }
-
+function createRefetchWindow(clock: Clock) {
+  let closesAt = 0;
+  let answerWhileOpen: ((retryAfterSeconds: number) => ApiError) | undefined;
   /** Rounded up, so a window still open is never said to end in 0 s; 0 once it has closed. */
-  secondsLeft(): number {
-    return Math.ceil(Math.max(0, this.#closesAt - this.clock.now()) / 1000);
-  }
-
-  /** The 503 to answer while the window is open; undefined once it has closed. */
-  heldAnswer(): ApiError | undefined {
-    const seconds = this.secondsLeft();
-    return seconds > 0 && this.#answer ? withoutStack(this.#answer(seconds)) : undefined;
-  }
+  const secondsLeft = () => Math.ceil(Math.max(0, closesAt - clock.now()) / 1000);
+  return {
+    secondsLeft,
+    /** Opens the window, once per fetch: the requests that shared the fetch do not extend it. */
+    open(answer: (retryAfterSeconds: number) => ApiError): void {
+      const now = clock.now();
+      if (now < closesAt) return;
+      closesAt = now + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
+      answerWhileOpen = answer;
+    },
+    /** The 503 to answer while the window is open; undefined once it has closed. */
+    heldAnswer(): ApiError | undefined {
+      const seconds = secondsLeft();
+      return seconds > 0 && answerWhileOpen ? withoutStack(answerWhileOpen(seconds)) : undefined;
+    },
+  };
 }
 
 export interface IssuerKeysOptions {
-  /** The issuer's key-set URL. */
-  jwksUrl: string;
   /** How the key set is downloaded; createJwksFetcher's when not given (tests count fetches with theirs). */
   fetcher?: KeySetFetcher | undefined;
   /** Told of each download the default fetcher makes (tracing). */
   observeFetch?: KeySetFetchObserver | undefined;
-  /** Tests move it past the windows instead of waiting. */
-  clock: Clock;
+  /** The system's when not given; tests move it past the windows instead of waiting. */
+  clock?: Clock | undefined;
   /**
    * The key set delivered with the deployment (JWKS_JSON): trusted at once, so that a cold start waits
    * for no issuer, and confirmed with the issuer by the first refresh.
    */
   deliveredKeySet?: string | undefined;
+  /**
+   * Without a delivered key set, start fetching the issuer's now, so that the first request finds it
+   * fetched or under way. A failed prefetch writes one line to stderr: the first request fetches again.
+   */
+  prefetchKeys?: boolean | undefined;
+}
+
+/** The issuer's keys as createIssuerKeys keeps them. */
+export interface IssuerKeys {
+  /**
+   * The key `kid` names for a token of `algorithm`: from the key set held, or from a fetch if the window
+   * allows one; else 401 (KeySet.keyFor, or a fresh key set lacking the kid) or 503.
+   */
+  signingKey(kid: string, algorithm: JwsAlgorithm): Promise<SigningKey>;
+  /** After an answer: a refresh when one is due and none under way, started later; a failure is one line. */
+  refreshInBackground(): void;
 }
 
 /**
@@ -93,124 +101,116 @@ export interface IssuerKeysOptions {
  * confirm it), then KEY_SET_REFRESH_INTERVAL_SECONDS after the last fetch, or KEY_SET_REFETCH_INTERVAL_SECONDS
  * after a failed one; each fetch replaces the set, so a key the issuer dropped stops being trusted with it.
  * A key not in the set triggers one fetch, shared by every request needing it meanwhile; one that does not
- * yield the key, like a refresh the issuer fails, opens the RefetchWindow: the issuer failing answers 503,
+ * yield the key, like a refresh the issuer fails, opens the refetch window: the issuer failing answers 503,
  * a fresh set lacking the key 401 (UnknownSigningKey), and inside the window such a token 503
  * (UnknownSigningKeyHeld, or IssuerUnavailable after the issuer's own fault). Nothing is kept per token,
  * per kid or per claimed issuer.
  */
-export class IssuerKeys {
-  readonly #options: IssuerKeysOptions;
-  readonly #fetcher: KeySetFetcher;
-  readonly #window: RefetchWindow;
+export function createIssuerKeys(
+  { jwksUrl }: { jwksUrl: string },
+  options: IssuerKeysOptions = {},
+): IssuerKeys {
+  const clock = options.clock ?? systemClock;
+  const fetcher = options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, clock, options.observeFetch);
+  const refetchWindow = createRefetchWindow(clock);
   /** The last key set taken whole; a failed fetch leaves it as it was. */
-  #keySet: KeySet | undefined;
+  let keySet: KeySet | undefined;
   /** The delivered key set being imported: the first requests wait for it. */
-  #importingDelivered: Promise<void> | undefined;
+  let importingDelivered: Promise<void> | undefined;
   /** The fetch under way, which every caller needing the key set meanwhile shares. */
-  #fetching: Promise<KeySet> | undefined;
+  let fetching: Promise<KeySet> | undefined;
   /** Clock time from which refreshInBackground() fetches. */
-  #refreshDueAt = Number.POSITIVE_INFINITY;
-
-  constructor(options: IssuerKeysOptions) {
-    this.#options = options;
-    this.#fetcher =
-      options.fetcher ?? createJwksFetcher(JWKS_RESPONSE_TIMEOUT_MS, options.clock, options.observeFetch);
-    this.#window = new RefetchWindow(KEY_SET_REFETCH_INTERVAL_SECONDS, options.clock);
-    const delivered = options.deliveredKeySet;
-    if (delivered) {
-      this.#refreshDueAt = options.clock.now();
-      // At init, synchronously, unless the set holds an Ed25519 or Ed448 key: their checks load first.
-      this.#importingDelivered = (async () => {
-        try {
-          this.#keySet = reportLeftOutKeys(await parseKeySet(delivered, nodeCrypto()));
-        } catch (error) {
-          logFailure(
-            "the key set delivered with the deployment is not usable; the issuer's is fetched",
-            error,
-          );
-        }
-        this.#importingDelivered = undefined;
-      })();
-    }
-  }
-
-  /**
-   * The key `kid` names for a token of `algorithm`: from the key set held, or from a fetch if the window
-   * allows one; else 401 (KeySet.keyFor, or a fresh key set lacking the kid) or 503.
-   */
-  async signingKey(kid: string, algorithm: JwsAlgorithm): Promise<SigningKey> {
-    if (this.#importingDelivered) await this.#importingDelivered;
-    if (this.#keySet?.has(kid)) return this.#keySet.keyFor(kid, algorithm);
-    const held = this.#window.heldAnswer();
-    if (held) throw held;
-
-    let keySet: KeySet;
-    try {
-      keySet = await this.fetchKeySet();
-    } catch (error) {
-      throw this.#issuerFailed(error) ?? error;
-    }
-    if (keySet.has(kid)) return keySet.keyFor(kid, algorithm);
-    this.#window.open(
-      (seconds) => new ApiError("UnknownSigningKeyHeld", KEY_NOT_YET_KNOWN, { retryAfterSeconds: seconds }),
-    );
-    throw new ApiError("UnknownSigningKey", UNKNOWN_SIGNING_KEY);
-  }
+  let refreshDueAt = Number.POSITIVE_INFINITY;
 
   /**
    * Fetches the key set (or joins the fetch under way), imports its keys, logs each key left out, and
    * holds it until the next: the init-time prefetch, a refresh, or a request's fetch for an unknown kid.
    */
-  fetchKeySet(): Promise<KeySet> {
-    const { jwksUrl, clock } = this.#options;
-    this.#fetching ??= this.#fetcher
+  const fetchKeySet = (): Promise<KeySet> =>
+    (fetching ??= fetcher
       .fetch(jwksUrl)
       .then((body) => parseKeySet(body, nodeCrypto()))
       .then(
         (parsed) => {
-          this.#fetching = undefined;
-          const keySet = reportLeftOutKeys(parsed);
-          this.#keySet = keySet;
-          this.#refreshDueAt = clock.now() + KEY_SET_REFRESH_INTERVAL_SECONDS * 1000;
+          fetching = undefined;
+          keySet = reportLeftOutKeys(parsed);
+          refreshDueAt = clock.now() + KEY_SET_REFRESH_INTERVAL_SECONDS * 1000;
           return keySet;
         },
         (error: unknown) => {
-          this.#fetching = undefined;
-          this.#refreshDueAt = clock.now() + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
+          fetching = undefined;
+          refreshDueAt = clock.now() + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
           throw error;
         },
-      );
-    return this.#fetching;
-  }
-
-  /** After an answer: a refresh when one is due and none under way, started later; a failure is one line. */
-  refreshInBackground(): void {
-    if (this.#fetching || this.#options.clock.now() < this.#refreshDueAt) return;
-    setImmediate(() =>
-      this.fetchKeySet().catch((error: unknown) => {
-        this.#issuerFailed(error);
-        logFailure("refreshing the issuer's key set failed; the keys last confirmed keep serving", error);
-      }),
-    );
-  }
+      ));
 
   /**
    * After a fetch the issuer failed, a request's or a refresh's: the window opens, so that a token naming
    * a key not held asks the issuer at most once per window. Its 503; undefined for any other error.
    */
-  #issuerFailed(error: unknown): ApiError | undefined {
+  const issuerFailed = (error: unknown): ApiError | undefined => {
     if (!isKeySetError(error)) return undefined;
     const message = error.name === "KeySetFetchError" ? KEY_SET_NOT_FETCHED : KEY_SET_NOT_USABLE;
-    this.#window.open(
+    refetchWindow.open(
       (seconds) => new ApiError("IssuerUnavailable", message, { retryAfterSeconds: seconds }),
     );
     return withoutStack(
       new ApiError("IssuerUnavailable", message, {
-        retryAfterSeconds: this.#window.secondsLeft(),
+        retryAfterSeconds: refetchWindow.secondsLeft(),
         cause: error,
       }),
     );
+  };
+
+  const delivered = options.deliveredKeySet;
+  if (delivered) {
+    refreshDueAt = clock.now();
+    // At init, synchronously, unless the set holds an Ed25519 or Ed448 key: their checks load first.
+    importingDelivered = (async () => {
+      try {
+        keySet = reportLeftOutKeys(await parseKeySet(delivered, nodeCrypto()));
+      } catch (error) {
+        logFailure("the key set delivered with the deployment is not usable; the issuer's is fetched", error);
+      }
+      importingDelivered = undefined;
+    })();
+  } else if (options.prefetchKeys) {
+    // One line, on stderr (stdout is one JSON line per request); the error names the URL, no secret.
+    fetchKeySet().catch((error) =>
+      logFailure("prefetching the issuer's key set failed; requests fetch it", error),
+    );
   }
+
+  return {
+    async signingKey(kid, algorithm) {
+      if (importingDelivered) await importingDelivered;
+      if (keySet?.has(kid)) return keySet.keyFor(kid, algorithm);
+      const held = refetchWindow.heldAnswer();
+      if (held) throw held;
+
+      let fetched: KeySet;
+      try {
+        fetched = await fetchKeySet();
+      } catch (error) {
+        throw issuerFailed(error) ?? error;
+      }
+      if (fetched.has(kid)) return fetched.keyFor(kid, algorithm);
+      refetchWindow.open(
+        (seconds) => new ApiError("UnknownSigningKeyHeld", KEY_NOT_YET_KNOWN, { retryAfterSeconds: seconds }),
+      );
+      throw new ApiError("UnknownSigningKey", UNKNOWN_SIGNING_KEY);
+    },
+
+    refreshInBackground() {
+      if (fetching || clock.now() < refreshDueAt) return;
+      setImmediate(() =>
+        fetchKeySet().catch((error: unknown) => {
+          issuerFailed(error);
+          logFailure("refreshing the issuer's key set failed; the keys last confirmed keep serving", error);
+        }),
+      );
+    },
+  };
 }
 
 /**

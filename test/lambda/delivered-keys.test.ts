@@ -6,8 +6,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { createAuthenticator, createIssuerKeys, type TokenPolicy } from "../../lambda/auth/authenticate.ts";
+import { createAuthenticator, type TokenPolicy } from "../../lambda/auth/authenticate.ts";
 import {
+  createIssuerKeys,
   KEY_SET_REFETCH_INTERVAL_SECONDS,
   KEY_SET_REFRESH_INTERVAL_SECONDS,
 } from "../../lambda/auth/issuer-keys.ts";
