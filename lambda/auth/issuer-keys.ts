@@ -3,14 +3,7 @@ import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 import type { JwsAlgorithm } from "./jws.ts";
-import {
-  isKeySetError,
-  type KeySet,
-  parseKeySet,
-  reportLeftOutKeys,
-  type SigningKey,
-  UNKNOWN_SIGNING_KEY,
-} from "./key-set.ts";
+import { isKeySetError, type KeySet, parseKeySet, type SigningKey, UNKNOWN_SIGNING_KEY } from "./key-set.ts";
 import {
   createJwksFetcher,
   JWKS_RESPONSE_TIMEOUT_MS,
@@ -131,11 +124,11 @@ export function createIssuerKeys(
       .fetch(jwksUrl)
       .then((body) => parseKeySet(body, nodeCrypto()))
       .then(
-        (parsed) => {
+        (fetched) => {
           fetching = undefined;
-          keySet = reportLeftOutKeys(parsed);
+          keySet = fetched;
           refreshDueAt = clock.now() + KEY_SET_REFRESH_INTERVAL_SECONDS * 1000;
-          return keySet;
+          return fetched;
         },
         (error: unknown) => {
           fetching = undefined;
@@ -168,7 +161,7 @@ export function createIssuerKeys(
     // At init, synchronously, unless the set holds an Ed25519 or Ed448 key: their checks load first.
     importingDelivered = (async () => {
       try {
-        keySet = reportLeftOutKeys(await parseKeySet(delivered, nodeCrypto()));
+        keySet = await parseKeySet(delivered, nodeCrypto());
       } catch (error) {
         logFailure("the key set delivered with the deployment is not usable; the issuer's is fetched", error);
       }

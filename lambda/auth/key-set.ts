@@ -27,7 +27,6 @@ export interface SigningKey {
 
 /** A key of the key set that is never trusted, and why: said to a token naming it, and logged once. */
 export interface LeftOutKey {
-  kid: string | undefined;
   /** Its `kty` (and `crv`) when it could be read: a token of another alg is not about this key. */
   type: string | undefined;
   reason: string;
@@ -60,6 +59,9 @@ export const UNKNOWN_SIGNING_KEY = "the token is invalid: unknown signing key";
  */
 export const MAX_KEYS_IN_KEY_SET = 100;
 
+/** Keeps a log line short whatever the issuer named its key; a kid is no secret. */
+const MAX_LOGGED_KID_LENGTH = 100;
+
 /** Members that, when present, must be strings for the key to be taken. */
 const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] as const;
 
@@ -87,8 +89,6 @@ export interface KeySet {
   has(kid: string): boolean;
   /** The key that verifies a token naming `kid` and `algorithm`, or the 401 saying why there is none. */
   keyFor(kid: string, algorithm: JwsAlgorithm): SigningKey;
-  /** The keys left out, for the one who fetched the set to log. */
-  leftOut: LeftOutKey[];
 }
 
 /**
@@ -98,7 +98,8 @@ export interface KeySet {
  * out and the others serve; the checks of Ed25519 and Ed448 keys are loaded only for a set that holds one.
  * A token's key is the one of its kid whose type and curve fit its alg; two such keys are ambiguous and
  * refuse the token. Every refusal here is a 401: a left-out key is never trusted and a token naming it
- * cannot become valid by retrying; the operator learns of it from the line logged when the key set arrived.
+ * cannot become valid by retrying; the operator learns of it from the line logged here, on stderr (stdout is
+ * one JSON line per request): its kid and why, never its key material.
  */
 export async function parseKeySet(document: Uint8Array | string, nodeCrypto: NodeCrypto): Promise<KeySet> {
   let parsed: unknown;
@@ -122,7 +123,6 @@ export async function parseKeySet(document: Uint8Array | string, nodeCrypto: Nod
   const okpWeakness = holdsOkp ? (await import("./okp-key-strength.ts")).okpWeakness : undefined;
 
   const byKid = new Map<string, KeysOfKid>();
-  const leftOut: LeftOutKey[] = [];
   const keysOf = (kid: string): KeysOfKid => {
     let ofKid = byKid.get(kid);
     if (ofKid === undefined) {
@@ -132,9 +132,12 @@ export async function parseKeySet(document: Uint8Array | string, nodeCrypto: Nod
     return ofKid;
   };
   const leaveOut = (kid: string | undefined, type: string | undefined, reason: string) => {
-    const key = { kid, type, reason };
-    leftOut.push(key);
-    if (kid !== undefined) keysOf(kid).leftOut.push(key);
+    if (kid !== undefined) keysOf(kid).leftOut.push({ type, reason });
+    const shownKid =
+      kid === undefined || kid.length <= MAX_LOGGED_KID_LENGTH
+        ? kid
+        : `${kid.slice(0, MAX_LOGGED_KID_LENGTH)}...`;
+    logWarning("a key of the issuer's key set is left out", { kid: shownKid ?? null, reason });
   };
   for (const entry of keys) {
     // A numeric kid (not a string: unusable) is kept as text, so that a token naming it is told why.
@@ -164,10 +167,9 @@ export async function parseKeySet(document: Uint8Array | string, nodeCrypto: Nod
   }
 
   return {
-    leftOut,
     has: (kid) => byKid.has(kid),
     keyFor(kid, algorithm) {
-      const { usable, leftOut: leftOutOfKid, notForSignatures } = byKid.get(kid) ?? NOTHING;
+      const { usable, leftOut, notForSignatures } = byKid.get(kid) ?? NOTHING;
       const fits = (type: string | undefined) => type === undefined || algorithm.keys.has(type);
       const [candidate, ...others] = usable.filter((key) => fits(key.type));
       if (candidate !== undefined && others.length > 0) {
@@ -183,7 +185,7 @@ export async function parseKeySet(document: Uint8Array | string, nodeCrypto: Nod
         if (alg !== undefined && alg !== algorithm.name) throw algorithmNotAllowed();
         return candidate;
       }
-      const unusable = leftOutOfKid.find((key) => fits(key.type));
+      const unusable = leftOut.find((key) => fits(key.type));
       if (unusable !== undefined) {
         throw new ApiError(
           "InvalidToken",
@@ -258,22 +260,4 @@ function importVerificationKey(
   } catch {
     return { unusable: kty === "EC" ? `its point is not on ${crv}` : "node:crypto cannot import it" };
   }
-}
-
-/** Keeps a log line short whatever the issuer named its key; a kid is no secret. */
-const MAX_LOGGED_KID_LENGTH = 100;
-
-/**
- * One line per key `keySet` left out, on stderr (stdout is one JSON line per request): its kid and why,
- * never its key material. Returns the key set.
- */
-export function reportLeftOutKeys(keySet: KeySet): KeySet {
-  for (const { kid, reason } of keySet.leftOut) {
-    const shownKid =
-      kid === undefined || kid.length <= MAX_LOGGED_KID_LENGTH
-        ? kid
-        : `${kid.slice(0, MAX_LOGGED_KID_LENGTH)}...`;
-    logWarning("a key of the issuer's key set is left out", { kid: shownKid ?? null, reason });
-  }
-  return keySet;
 }
