@@ -26,13 +26,13 @@ export interface AuthenticatorOptions extends IssuerKeysOptions {
 /**
  * The bearer-token check, top to bottom; each failure a 401 invalid_token unless said otherwise:
  * 1. the Authorization header's one Bearer token (400 or a bare 401 otherwise, bearer-credentials.ts);
- * 2. its form, a JWS in compact serialization, and its header: no `crit`, an `alg` of RS256/384/512,
- *    ES256/384/512 or EdDSA, never `none`, HS* or PS* (jws.ts);
+ * 2. its form, a JWS in compact serialization, and its header: no `crit`, an `alg` of RS256, RS384 or
+ *    RS512 only: never `none`, HS*, PS*, ES* or EdDSA (jws.ts);
  * 3. the claims worth checking before any key is looked up: `iss` first, the registered claims' types
  *    and ranges (claims.ts);
  * 4. the key its `kid` names, from the issuer's keys (issuer-keys.ts: delivered at deploy time or
- *    fetched, refreshed in the background; 503 when the issuer fails), the one of that kid whose type and
- *    curve fit the alg; a malformed, private or weak key was left out when its set arrived (key-set.ts);
+ *    fetched, refreshed in the background; 503 when the issuer fails), the RSA key of that kid; a
+ *    malformed, private, weak or non-RSA key was left out when its set arrived (key-set.ts);
  * 5. the signature, on node:crypto (jws.ts);
  * 6. the verified claims: time window, audience, client, and scope (403) (claims.ts).
  */

@@ -108,8 +108,6 @@ export function createIssuerKeys(
   const refetchWindow = createRefetchWindow(clock);
   /** The last key set taken whole; a failed fetch leaves it as it was. */
   let keySet: KeySet | undefined;
-  /** The delivered key set being imported: the first requests wait for it. */
-  let importingDelivered: Promise<void> | undefined;
   /** The fetch under way, which every caller needing the key set meanwhile shares. */
   let fetching: Promise<KeySet> | undefined;
   /** Clock time from which refreshInBackground() fetches. */
@@ -158,15 +156,12 @@ export function createIssuerKeys(
   const delivered = options.deliveredKeySet;
   if (delivered) {
     refreshDueAt = clock.now();
-    // At init, synchronously, unless the set holds an Ed25519 or Ed448 key: their checks load first.
-    importingDelivered = (async () => {
-      try {
-        keySet = await parseKeySet(delivered, nodeCrypto());
-      } catch (error) {
-        logFailure("the key set delivered with the deployment is not usable; the issuer's is fetched", error);
-      }
-      importingDelivered = undefined;
-    })();
+    // At init, synchronously: the first request finds the keys imported.
+    try {
+      keySet = parseKeySet(delivered, nodeCrypto());
+    } catch (error) {
+      logFailure("the key set delivered with the deployment is not usable; the issuer's is fetched", error);
+    }
   } else if (options.prefetchKeys) {
     // One line, on stderr (stdout is one JSON line per request); the error names the URL, no secret.
     fetchKeySet().catch((error) =>
@@ -176,7 +171,6 @@ export function createIssuerKeys(
 
   return {
     async signingKey(kid, algorithm) {
-      if (importingDelivered) await importingDelivered;
       if (keySet?.has(kid)) return keySet.keyFor(kid, algorithm);
       const held = refetchWindow.heldAnswer();
       if (held) throw held;

@@ -12,44 +12,24 @@ export interface UnverifiedJws {
   signature: Buffer;
 }
 
-/** How a JWS algorithm verifies: node:crypto's digest (none for EdDSA) and the keys it fits. */
+/** A JWS algorithm this API verifies: RSASSA-PKCS1-v1_5 with node:crypto's digest of that name. */
 export interface JwsAlgorithm {
   name: string;
-  digest: "sha256" | "sha384" | "sha512" | null;
-  /** `<kty>` or `<kty> <crv>`; for EC and OKP, the curve fixes the signature's length in bytes. */
-  keys: ReadonlyMap<string, number | undefined>;
+  digest: "sha256" | "sha384" | "sha512";
 }
 
-const rsa = (name: string, digest: JwsAlgorithm["digest"]) => ({
-  name,
-  digest,
-  keys: new Map([["RSA", undefined]]),
-});
-
 /**
- * The algorithms a token may be signed with (RFC 7518 §3.3–3.4, RFC 8037 §3.1): aws-jwt-verify's set,
- * which this API shipped with. Never `none`, never HS* (the issuer's public key as an HMAC secret),
- * no PS*. A Map, so that an `alg` such as `constructor` finds nothing inherited. The EC and EdDSA
- * signatures are fixed-length (r‖s for ECDSA, RFC 7518 §3.4); an RSA one is as long as the modulus.
+ * The algorithms a token may be signed with (RFC 7518 §3.3): RS256, RS384 and RS512 only. Cognito, the
+ * stack's issuer, signs RS256, as do the common OpenID providers by default; ES256/384/512 and EdDSA
+ * would be code every cold start parses for issuers this API's users do not have, so their tokens are
+ * refused like any alg not listed. Never `none`, never HS* (the issuer's public key as an HMAC secret),
+ * no PS*. A Map, so that an `alg` such as `constructor` finds nothing inherited.
  */
-const JWS_ALGORITHMS: ReadonlyMap<string, JwsAlgorithm> = new Map(
-  [
-    rsa("RS256", "sha256"),
-    rsa("RS384", "sha384"),
-    rsa("RS512", "sha512"),
-    { name: "ES256", digest: "sha256" as const, keys: new Map([["EC P-256", 64]]) },
-    { name: "ES384", digest: "sha384" as const, keys: new Map([["EC P-384", 96]]) },
-    { name: "ES512", digest: "sha512" as const, keys: new Map([["EC P-521", 132]]) },
-    {
-      name: "EdDSA",
-      digest: null,
-      keys: new Map([
-        ["OKP Ed25519", 64],
-        ["OKP Ed448", 114],
-      ]),
-    },
-  ].map((algorithm) => [algorithm.name, algorithm]),
-);
+const JWS_ALGORITHMS: ReadonlyMap<string, JwsAlgorithm> = new Map([
+  ["RS256", { name: "RS256", digest: "sha256" }],
+  ["RS384", { name: "RS384", digest: "sha384" }],
+  ["RS512", { name: "RS512", digest: "sha512" }],
+]);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -95,20 +75,18 @@ export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
 }
 
 /**
- * Whether the token's signature is `algorithm`'s signature of its signing input under `key`. The length is
- * checked first (r‖s for ECDSA, RFC 7518 §3.4; the modulus's for RSA); whatever node:crypto throws on a
- * signature is a bad signature. An RSA or EdDSA key goes to verify() as it is: an options object costs a
- * lookup of the key's details per call, which only ECDSA's signature encoding needs.
+ * Whether the token's signature is `algorithm`'s signature of its signing input under `key`, an RSA key
+ * of `modulusBytes`: an RSA signature is exactly as long as the modulus, checked first; whatever
+ * node:crypto throws on a signature is a bad signature.
  */
 export function signatureIsValid(
   algorithm: JwsAlgorithm,
-  { type, key, modulusBytes }: { type: string; key: KeyObject; modulusBytes: number | undefined },
+  { key, modulusBytes }: { key: KeyObject; modulusBytes: number },
   { signingInput, signature }: UnverifiedJws,
 ): boolean {
-  if (signature.length !== (algorithm.keys.get(type) ?? modulusBytes)) return false;
-  const verifier = type.startsWith("EC ") ? { key, dsaEncoding: "ieee-p1363" as const } : key;
+  if (signature.length !== modulusBytes) return false;
   try {
-    return nodeCrypto().verify(algorithm.digest, Buffer.from(signingInput), verifier, signature);
+    return nodeCrypto().verify(algorithm.digest, Buffer.from(signingInput), key, signature);
   } catch {
     return false;
   }

@@ -7,7 +7,7 @@ import { keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
 type NodeCrypto = typeof import("node:crypto");
 
-/** A public key as an issuer publishes it (RFC 7517 §4, RFC 7518 §6): the members this API reads. */
+/** A public key as an issuer publishes it (RFC 7517 §4, RFC 7518 §6.3.1): the members this API reads. */
 export interface JsonWebKey extends PublicKeyMembers {
   kid?: string;
   alg?: string;
@@ -15,21 +15,12 @@ export interface JsonWebKey extends PublicKeyMembers {
   key_ops?: string[];
 }
 
-/** A key of the issuer's key set, imported when the key set arrived. */
+/** An RSA key of the issuer's key set, imported when the key set arrived. */
 export interface SigningKey {
   jwk: JsonWebKey;
-  /** Its `kty` (and `crv`), read once when the key set arrived: what an alg must fit. */
-  type: string;
   key: KeyObject;
-  /** An RSA key's modulus in bytes, its signatures' length: read once (node:crypto reads it anew per call). */
-  modulusBytes: number | undefined;
-}
-
-/** A key of the key set that is never trusted, and why: said to a token naming it, and logged once. */
-export interface LeftOutKey {
-  /** Its `kty` (and `crv`) when it could be read: a token of another alg is not about this key. */
-  type: string | undefined;
-  reason: string;
+  /** Its modulus in bytes, its signatures' length: read once (node:crypto reads it anew per call). */
+  modulusBytes: number;
 }
 
 /**
@@ -63,7 +54,7 @@ export const MAX_KEYS_IN_KEY_SET = 100;
 const MAX_LOGGED_KID_LENGTH = 100;
 
 /** Members that, when present, must be strings for the key to be taken. */
-const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] as const;
+const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e"] as const;
 
 /**
  * RFC 7518 §6.2.2, §6.3.2, §6.4: the members of a private or symmetric key. A key set publishing one has
@@ -71,15 +62,22 @@ const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] a
  */
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 
-/** What a kid names in the key set: RFC 7517 §4.5 lets keys of different types share one. */
+/**
+ * What a kid names in the key set: RFC 7517 §4.5 lets keys of different types share one, so an issuer
+ * may publish an RSA key beside an EC or OKP one under one kid. A token is told, in this order: why its
+ * kid's RSA keys (or entries whose kty could not be read) were left out; that its kid names no signing
+ * key, when a key was published for another use; why a key of another kty was left out.
+ */
 interface KeysOfKid {
   usable: SigningKey[];
-  leftOut: LeftOutKey[];
-  /** Keys published for another use (`use: enc`), as unknown to a token as a kid never published. */
-  notForSignatures: JsonWebKey[];
+  leftOut: string[];
+  /** A key published for another use (`use: enc`), as unknown to a token as a kid never published. */
+  forOtherUse: boolean;
+  /** Why a key of another kty (EC, OKP, ...) was left out: RS256, RS384 and RS512 fit none. */
+  anotherKty?: string;
 }
 
-const NOTHING: KeysOfKid = { usable: [], leftOut: [], notForSignatures: [] };
+const NOTHING: KeysOfKid = { usable: [], leftOut: [], forOtherUse: false };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -87,21 +85,20 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export interface KeySet {
   /** Whether the key set publishes anything under `kid`: if not, only a fresh key set could. */
   has(kid: string): boolean;
-  /** The key that verifies a token naming `kid` and `algorithm`, or the 401 saying why there is none. */
+  /** The RSA key that verifies a token naming `kid` and `algorithm`, or the 401 saying why there is none. */
   keyFor(kid: string, algorithm: JwsAlgorithm): SigningKey;
 }
 
 /**
  * The issuer's key set (RFC 7517 §5) in `document` (the body of the issuer's answer, or the one delivered
  * at deploy time), taken key by key: a JSON object whose `keys` is a list of at most MAX_KEYS_IN_KEY_SET
- * entries, else a KeySetInvalidError. A key malformed, unusable, private or weak (key-strength.ts) is left
- * out and the others serve; the checks of Ed25519 and Ed448 keys are loaded only for a set that holds one.
- * A token's key is the one of its kid whose type and curve fit its alg; two such keys are ambiguous and
- * refuse the token. Every refusal here is a 401: a left-out key is never trusted and a token naming it
+ * entries, else a KeySetInvalidError. A key malformed, unusable, private, weak or not RSA (key-strength.ts)
+ * is left out and the others serve. A token's key is the RSA key of its kid; two such keys are ambiguous
+ * and refuse the token. Every refusal here is a 401: a left-out key is never trusted and a token naming it
  * cannot become valid by retrying; the operator learns of it from the line logged here, on stderr (stdout is
  * one JSON line per request): its kid and why, never its key material.
  */
-export async function parseKeySet(document: Uint8Array | string, nodeCrypto: NodeCrypto): Promise<KeySet> {
+export function parseKeySet(document: Uint8Array | string, nodeCrypto: NodeCrypto): KeySet {
   let parsed: unknown;
   try {
     parsed = JSON.parse(typeof document === "string" ? document : utf8.decode(document));
@@ -119,20 +116,19 @@ export async function parseKeySet(document: Uint8Array | string, nodeCrypto: Nod
       `the key set holds ${keys.length} keys; at most ${MAX_KEYS_IN_KEY_SET} are taken`,
     );
   }
-  const holdsOkp = keys.some((entry) => isObject(entry) && entry.kty === "OKP");
-  const okpWeakness = holdsOkp ? (await import("./okp-key-strength.ts")).okpWeakness : undefined;
 
   const byKid = new Map<string, KeysOfKid>();
   const keysOf = (kid: string): KeysOfKid => {
     let ofKid = byKid.get(kid);
     if (ofKid === undefined) {
-      ofKid = { usable: [], leftOut: [], notForSignatures: [] };
+      ofKid = { usable: [], leftOut: [], forOtherUse: false };
       byKid.set(kid, ofKid);
     }
     return ofKid;
   };
-  const leaveOut = (kid: string | undefined, type: string | undefined, reason: string) => {
-    if (kid !== undefined) keysOf(kid).leftOut.push({ type, reason });
+  const leaveOut = (kid: string | undefined, reason: string, ofAnotherKty = false) => {
+    if (kid !== undefined && ofAnotherKty) keysOf(kid).anotherKty = reason;
+    else if (kid !== undefined) keysOf(kid).leftOut.push(reason);
     const shownKid =
       kid === undefined || kid.length <= MAX_LOGGED_KID_LENGTH
         ? kid
@@ -146,61 +142,49 @@ export async function parseKeySet(document: Uint8Array | string, nodeCrypto: Nod
     if (kid === undefined || "unusable" in read) {
       const reason =
         "unusable" in read ? read.unusable : "it has no kid: this API takes only tokens naming their key";
-      leaveOut(kid, undefined, reason);
+      leaveOut(kid, reason);
       continue;
     }
     const { jwk } = read;
     if (jwk.use !== undefined && jwk.use !== "sig") {
-      keysOf(kid).notForSignatures.push(jwk);
+      keysOf(kid).forOtherUse = true;
       continue;
     }
-    const weakness = keyWeakness(jwk, okpWeakness);
+    const weakness = keyWeakness(jwk);
     const imported = weakness === undefined ? importVerificationKey(nodeCrypto, jwk) : { unusable: weakness };
-    // A kty this API does not verify has no type an alg could fit: any token naming it is told why.
-    const type = ["RSA", "EC", "OKP"].includes(jwk.kty) ? keyType(jwk) : undefined;
-    if ("unusable" in imported) leaveOut(kid, type, imported.unusable);
+    if ("unusable" in imported) leaveOut(kid, imported.unusable, jwk.kty !== "RSA");
     else {
-      const bits = imported.key.asymmetricKeyDetails?.modulusLength;
-      const modulusBytes = bits === undefined ? undefined : Math.ceil(bits / 8);
-      keysOf(kid).usable.push({ jwk, type: keyType(jwk), key: imported.key, modulusBytes });
+      const bits = imported.key.asymmetricKeyDetails?.modulusLength ?? 0;
+      keysOf(kid).usable.push({ jwk, key: imported.key, modulusBytes: Math.ceil(bits / 8) });
     }
   }
 
   return {
     has: (kid) => byKid.has(kid),
     keyFor(kid, algorithm) {
-      const { usable, leftOut, notForSignatures } = byKid.get(kid) ?? NOTHING;
-      const fits = (type: string | undefined) => type === undefined || algorithm.keys.has(type);
-      const [candidate, ...others] = usable.filter((key) => fits(key.type));
-      if (candidate !== undefined && others.length > 0) {
+      const { usable, leftOut, forOtherUse, anotherKty } = byKid.get(kid) ?? NOTHING;
+      const [candidate, ...others] = usable;
+      if (candidate === undefined) {
+        const reason = leftOut[0] ?? (forOtherUse ? undefined : anotherKty);
+        if (reason === undefined) throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
+        throw new ApiError(
+          "InvalidToken",
+          `the token is invalid: the issuer's key it names cannot be used: ${reason}`,
+        );
+      }
+      if (others.length > 0) {
         throw new ApiError(
           "InvalidToken",
           "the token is invalid: the issuer publishes more than one key of its alg's type under its kid",
         );
       }
-      if (candidate !== undefined) {
-        // A key set may publish keys without `alg` (Entra ID's do), leaving the header to choose; a key
-        // with one verifies only tokens of that alg.
-        const { alg } = candidate.jwk;
-        if (alg !== undefined && alg !== algorithm.name) throw algorithmNotAllowed();
-        return candidate;
-      }
-      const unusable = leftOut.find((key) => fits(key.type));
-      if (unusable !== undefined) {
-        throw new ApiError(
-          "InvalidToken",
-          `the token is invalid: the issuer's key it names cannot be used: ${unusable.reason}`,
-        );
-      }
-      if (notForSignatures.some((jwk) => fits(keyType(jwk))))
-        throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
-      throw algorithmNotAllowed();
+      // A key set may publish keys without `alg` (Entra ID's do), leaving the header to choose; a key
+      // with one verifies only tokens of that alg.
+      const { alg } = candidate.jwk;
+      if (alg !== undefined && alg !== algorithm.name) throw algorithmNotAllowed();
+      return candidate;
     },
   };
-}
-
-function keyType(jwk: JsonWebKey): string {
-  return jwk.kty === "RSA" ? "RSA" : `${jwk.kty} ${jwk.crv}`;
 }
 
 /**
@@ -245,19 +229,16 @@ function readPublishedKey(entry: unknown): { jwk: JsonWebKey } | { unusable: str
 }
 
 /**
- * A published key imported into node:crypto, or why it cannot be: only the members that define the key
- * reach it. Its import refuses an EC point that is not on the key's curve (a P-384 point under
- * `crv: P-256` is one); the checks of key-strength.ts come first, so whatever else it refuses is said
- * as such.
+ * A published RSA key imported into node:crypto, or why it cannot be: only the members that define the
+ * key reach it. The checks of key-strength.ts come first, so whatever else it refuses is said as such.
  */
 function importVerificationKey(
   { createPublicKey }: NodeCrypto,
-  jwk: JsonWebKey,
+  { kty, n, e }: JsonWebKey,
 ): { key: KeyObject } | { unusable: string } {
-  const { kty, crv, n, e, x, y } = jwk;
   try {
-    return { key: createPublicKey({ key: { kty, crv, n, e, x, y }, format: "jwk" }) };
+    return { key: createPublicKey({ key: { kty, n, e }, format: "jwk" }) };
   } catch {
-    return { unusable: kty === "EC" ? `its point is not on ${crv}` : "node:crypto cannot import it" };
+    return { unusable: "node:crypto cannot import it" };
   }
 }

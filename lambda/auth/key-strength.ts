@@ -1,13 +1,10 @@
 import { canonicalBase64url } from "./jws.ts";
 
-/** The members that make a public key (RFC 7518 §6): what its strength is read from. */
+/** The members that make an RSA public key (RFC 7518 §6.3.1): what its strength is read from. */
 export interface PublicKeyMembers {
   kty: string;
-  crv?: string;
   n?: string;
   e?: string;
-  x?: string;
-  y?: string;
 }
 
 /** RFC 7518 §3.3: "A key of size 2048 bits or larger MUST be used with these algorithms." */
@@ -25,34 +22,15 @@ export const MAX_RSA_MODULUS_BITS = 8192;
  */
 export const MAX_RSA_PUBLIC_EXPONENT_BYTES = 4;
 
-/** RFC 7518 §6.2.1.2–3: each coordinate is exactly the curve's field size in bytes. */
-const EC_COORDINATE_BYTES: ReadonlyMap<string, number> = new Map([
-  ["P-256", 32],
-  ["P-384", 48],
-  ["P-521", 66],
-]);
-
 /**
  * Why a published key is never to be trusted with a token, read from its own bytes before node:crypto
  * sees it, or undefined. The reasons go into answers and log lines, so they name no key material and
- * echo nothing the issuer wrote. A point off its curve is left to node:crypto's import, which refuses it.
+ * echo nothing the issuer wrote. A key of another kty (EC, OKP, oct) verifies none of this API's algs.
  */
-export function keyWeakness(jwk: PublicKeyMembers, okpWeakness?: OkpWeakness): string | undefined {
-  switch (jwk.kty) {
-    case "RSA":
-      return rsaWeakness(jwk);
-    case "EC":
-      return ecWeakness(jwk);
-    case "OKP":
-      return okpWeakness ? okpWeakness(jwk, decoded) : "its OKP checks were not loaded";
-    default:
-      return "its kty is not RSA, EC or OKP";
-  }
-}
-
-function rsaWeakness({ n, e }: PublicKeyMembers): string | undefined {
-  const modulus = unsignedBytes(n);
-  const exponent = unsignedBytes(e);
+export function keyWeakness(jwk: PublicKeyMembers): string | undefined {
+  if (jwk.kty !== "RSA") return "its kty is not RSA: this API verifies RS256, RS384 and RS512 tokens";
+  const modulus = unsignedBytes(jwk.n);
+  const exponent = unsignedBytes(jwk.e);
   if (modulus === undefined) return "its n is missing or not base64url";
   if (exponent === undefined) return "its e is missing or not base64url";
   const bits = bitLength(modulus);
@@ -71,31 +49,9 @@ function rsaWeakness({ n, e }: PublicKeyMembers): string | undefined {
   return undefined;
 }
 
-function ecWeakness({ crv, x, y }: PublicKeyMembers): string | undefined {
-  const size = crv === undefined ? undefined : EC_COORDINATE_BYTES.get(crv);
-  if (size === undefined) return "its crv is not P-256, P-384 or P-521";
-  for (const [name, coordinate] of [
-    ["x", x],
-    ["y", y],
-  ] as const) {
-    if (decoded(coordinate)?.length !== size) return `its ${name} is not a ${size}-byte ${crv} coordinate`;
-  }
-  return undefined;
-}
-
-/** The checks of Ed25519 and Ed448 keys (okp-key-strength.ts), loaded for a key set that holds one. */
-export type OkpWeakness = (
-  jwk: PublicKeyMembers,
-  decoded: (member: string | undefined) => Buffer | undefined,
-) => string | undefined;
-
-function decoded(member: string | undefined): Buffer | undefined {
-  return member === undefined ? undefined : canonicalBase64url(member);
-}
-
 /** A big-endian unsigned integer's bytes without leading zeros (RFC 7518 §6.3.1.1 allows none anyway). */
 function unsignedBytes(member: string | undefined): Buffer | undefined {
-  const bytes = decoded(member);
+  const bytes = member === undefined ? undefined : canonicalBase64url(member);
   if (bytes === undefined) return undefined;
   const first = bytes.findIndex((byte) => byte !== 0);
   return first === -1 ? Buffer.alloc(0) : bytes.subarray(first);

@@ -85,7 +85,7 @@ export function segments(token: string): { header: string; payload: string; sign
 /** A key an issuer publishes: its private half, and its public JWK as served (with or without `alg`). */
 export interface PublishedKey {
   kid: string;
-  /** `RSA`, or the curve: what decides which algs the key can verify. */
+  /** `RSA`, or the curve of an EC or OKP key: such a key the API leaves out, its tokens it refuses. */
   type: "RSA" | "P-256" | "P-384" | "P-521" | "Ed25519";
   /** The alg the key was made for, whether or not the JWK says it. */
   naturalAlg: string;
@@ -103,7 +103,8 @@ const KEY_TYPES = [
 
 /**
  * A key of every type a key set may hold, each published twice: with `alg` (as Cognito's) and
- * without (as Microsoft Entra ID's), under kids `<type>-alg` and `<type>-no-alg`.
+ * without (as Microsoft Entra ID's), under kids `<type>-alg` and `<type>-no-alg`. Only the RSA keys verify
+ * a token: the API verifies RS256, RS384 and RS512 only, and leaves the others out of the key set.
  */
 export function keysOfEveryType(): PublishedKey[] {
   return KEY_TYPES.flatMap(({ type, naturalAlg, pair }) => {
@@ -119,7 +120,8 @@ export function keysOfEveryType(): PublishedKey[] {
 /**
  * The JWS signature of `signingInput` by `key` under `alg`, computed whatever the alg says the key
  * should be (ES384 with a P-256 key: what a forger would send), or undefined where node:crypto has
- * no such signature for the key (ES256 with an RSA key, PS256, HS256, none).
+ * no such signature for the key (ES256 with an RSA key, PS256, HS256, none). ES* and EdDSA signatures
+ * make the well-signed tokens the API refuses (it verifies RS256, RS384 and RS512 only).
  */
 export function jwsSignature(alg: string, key: KeyObject, signingInput: string): string | undefined {
   const data = Buffer.from(signingInput);
@@ -148,13 +150,6 @@ export function pkcs1Encoding(input: string, modulusBytes: number): Buffer {
   return Buffer.concat([Buffer.from([0, 1]), padding, Buffer.from([0]), digestInfo]);
 }
 
-/** An Ed25519 (32 bytes) or Ed448 (57 bytes) encoding of the identity point: y = 1, x = 0. */
-function edwardsIdentity(size: 32 | 57): Buffer {
-  const identity = Buffer.alloc(size);
-  identity[0] = 1;
-  return identity;
-}
-
 /** A key an issuer should never publish, and the signature a forger would send for a token naming it. */
 export interface WeakKey {
   kid: string;
@@ -164,9 +159,8 @@ export interface WeakKey {
 }
 
 /**
- * One key of each weakness: RSA moduli of 512 and 1024 bits (forged with their private keys, as anyone
- * could factor them), e = 1 (the signature is the padded digest itself), an exponent of 3,064 bits, and
- * Ed25519/Ed448 keys of small order (R = identity, S = 0 verifies for a share of all messages).
+ * One RSA key of each weakness: moduli of 512 and 1024 bits (forged with their private keys, as anyone
+ * could factor them), e = 1 (the signature is the padded digest itself), an exponent of 3,064 bits.
  */
 export function weakKeys(): WeakKey[] {
   const rsaKey = (bits: number) => generateKeyPairSync("rsa", { modulusLength: bits });
@@ -175,15 +169,6 @@ export function weakKeys(): WeakKey[] {
   const rsa1024 = rsaKey(1024);
   const rsa2048 = rsaKey(2048);
   const modulus = rsa2048.publicKey.export({ format: "jwk" }).n;
-  const smallOrder = (kid: string, crv: "Ed25519" | "Ed448", x: Buffer): WeakKey => {
-    const size = crv === "Ed25519" ? 32 : 57;
-    return {
-      kid,
-      alg: "EdDSA",
-      publicJwk: { kty: "OKP", crv, x: base64url(x), kid },
-      forge: () => Buffer.concat([edwardsIdentity(size), Buffer.alloc(size)]),
-    };
-  };
   return [
     {
       kid: "rsa-512",
@@ -209,13 +194,5 @@ export function weakKeys(): WeakKey[] {
       publicJwk: { kty: "RSA", n: modulus, e: base64url(Buffer.alloc(383, 0xff)), kid: "rsa-huge-e" },
       forge: signedBy(rsa2048.privateKey),
     },
-    smallOrder("ed25519-identity", "Ed25519", edwardsIdentity(32)),
-    smallOrder("ed25519-zero", "Ed25519", Buffer.alloc(32)),
-    smallOrder(
-      "ed25519-order-8",
-      "Ed25519",
-      Buffer.from("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", "hex"),
-    ),
-    smallOrder("ed448-identity", "Ed448", edwardsIdentity(57)),
   ];
 }
