@@ -1,10 +1,14 @@
 import { systemClock } from "../clock.ts";
-import { ApiError } from "../errors.ts";
 import { bearerToken } from "./bearer-credentials.ts";
 import { type ClaimsPolicy, checkClaimsAfterSignature, checkClaimsBeforeKeyLookup } from "./claims.ts";
 import { createIssuerKeys, type IssuerKeys, type IssuerKeysOptions } from "./issuer-keys.ts";
-import { decodeCompactJws, headerAlgorithm, signatureIsValid } from "./jws.ts";
-import { UNKNOWN_SIGNING_KEY } from "./key-set.ts";
+import {
+  decodeCompactJws,
+  headerAlgorithm,
+  invalidToken,
+  signatureIsValid,
+  UNKNOWN_SIGNING_KEY,
+} from "./jws.ts";
 
 export interface TokenPolicy extends ClaimsPolicy {
   jwksUrl: string;
@@ -44,12 +48,10 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
     const token = decodeCompactJws(bearerToken(authorizationHeader));
     const algorithm = headerAlgorithm(token.header);
     checkClaimsBeforeKeyLookup(token.payload, policy);
-    if (typeof token.header.kid !== "string") throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
+    if (typeof token.header.kid !== "string") throw invalidToken(UNKNOWN_SIGNING_KEY);
 
     const key = await keys.signingKey(token.header.kid, algorithm);
-    if (!signatureIsValid(algorithm, key, token)) {
-      throw new ApiError("InvalidToken", "the token is invalid: bad signature");
-    }
+    if (!signatureIsValid(algorithm, key, token)) throw invalidToken("bad signature");
 
     checkClaimsAfterSignature(token.payload, policy, clock.now() / 1000);
     const { sub, client_id } = token.payload;

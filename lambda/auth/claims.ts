@@ -1,5 +1,5 @@
 import { ApiError } from "../errors.ts";
-import { malformed } from "./jws.ts";
+import { invalidToken, malformed } from "./jws.ts";
 
 /** What a token's claims must say: the configuration's issuer, audiences, clients and scope. */
 export interface ClaimsPolicy {
@@ -30,8 +30,7 @@ const STRING_CLAIMS = ["sub", "scope", "jti"] as const;
  * Nothing of the caller's values is echoed.
  */
 export function checkClaimsBeforeKeyLookup(claims: Record<string, unknown>, policy: ClaimsPolicy): void {
-  if (claims.iss !== policy.issuer)
-    throw new ApiError("InvalidToken", "the token is invalid: wrong issuer (iss)");
+  if (claims.iss !== policy.issuer) throw invalidToken("wrong issuer (iss)");
   for (const claim of TIME_CLAIMS) {
     if (claims[claim] !== undefined && !Number.isFinite(claims[claim])) throw malformed();
   }
@@ -45,7 +44,7 @@ export function checkClaimsBeforeKeyLookup(claims: Record<string, unknown>, poli
   for (const claim of ["exp", "nbf"] as const) {
     const seconds = claims[claim];
     if (typeof seconds === "number" && !(Math.abs(seconds) <= MAX_REPRESENTABLE_SECONDS)) {
-      throw new ApiError("InvalidToken", `the token is invalid: ${claim} is out of range`);
+      throw invalidToken(`${claim} is out of range`);
     }
   }
 }
@@ -70,7 +69,7 @@ export function checkClaimsAfterSignature(
   if (policy.audiences.length > 0) {
     const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
     if (!audiences.some((audience) => policy.audiences.includes(audience))) {
-      throw new ApiError("InvalidToken", "the token is invalid: wrong audience");
+      throw invalidToken("wrong audience");
     }
   }
   if (typeof exp !== "number") throw new ApiError("InvalidToken", "the token has no expiry (exp)");

@@ -2,8 +2,8 @@ import { type Clock, systemClock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
 import { nodeCrypto } from "../node-crypto.ts";
-import type { JwsAlgorithm } from "./jws.ts";
-import { isKeySetError, type KeySet, parseKeySet, type SigningKey, UNKNOWN_SIGNING_KEY } from "./key-set.ts";
+import { invalidToken, type JwsAlgorithm, UNKNOWN_SIGNING_KEY } from "./jws.ts";
+import { isKeySetError, type KeySet, parseKeySet, type SigningKey } from "./key-set.ts";
 import {
   createJwksFetcher,
   JWKS_RESPONSE_TIMEOUT_MS,
@@ -185,7 +185,7 @@ export function createIssuerKeys(
       refetchWindow.open(
         (seconds) => new ApiError("UnknownSigningKeyHeld", KEY_NOT_YET_KNOWN, { retryAfterSeconds: seconds }),
       );
-      throw new ApiError("UnknownSigningKey", UNKNOWN_SIGNING_KEY);
+      throw invalidToken(UNKNOWN_SIGNING_KEY, "UnknownSigningKey");
     },
 
     refreshInBackground() {

@@ -62,11 +62,10 @@ export function headerAlgorithm(header: Record<string, unknown>): JwsAlgorithm {
     const { crit } = header;
     const wellFormed =
       Array.isArray(crit) && crit.length > 0 && crit.every((name) => typeof name === "string" && name !== "");
-    throw new ApiError(
-      "InvalidToken",
+    throw invalidToken(
       wellFormed
-        ? "the token is invalid: it requires a header extension this API does not implement (crit)"
-        : "the token is invalid: malformed crit header",
+        ? "it requires a header extension this API does not implement (crit)"
+        : "malformed crit header",
     );
   }
   const algorithm = typeof header.alg === "string" ? JWS_ALGORITHMS.get(header.alg) : undefined;
@@ -120,10 +119,24 @@ function jsonObject(segment: string): Record<string, unknown> {
   return value;
 }
 
+/**
+ * A token refused as invalid (401 invalid_token; UnknownSigningKey counts apart), saying why: every such
+ * message is "the token is invalid: " and the reason, the prefix written here once.
+ */
+export function invalidToken(
+  reason: string,
+  code: "InvalidToken" | "UnknownSigningKey" = "InvalidToken",
+): ApiError {
+  return new ApiError(code, `the token is invalid: ${reason}`);
+}
+
+/** The reason for a token whose kid names no key the issuer publishes for signatures. */
+export const UNKNOWN_SIGNING_KEY = "unknown signing key";
+
 export function malformed(): ApiError {
-  return new ApiError("InvalidToken", "the token is invalid: malformed token");
+  return invalidToken("malformed token");
 }
 
 export function algorithmNotAllowed(): ApiError {
-  return new ApiError("InvalidToken", "the token is invalid: signature algorithm not allowed");
+  return invalidToken("signature algorithm not allowed");
 }

@@ -1,8 +1,7 @@
 import type { KeyObject } from "node:crypto";
-import { ApiError } from "../errors.ts";
 import { isObject } from "../is-object.ts";
 import { logWarning } from "../log.ts";
-import { algorithmNotAllowed, type JwsAlgorithm } from "./jws.ts";
+import { algorithmNotAllowed, invalidToken, type JwsAlgorithm, UNKNOWN_SIGNING_KEY } from "./jws.ts";
 import { keyWeakness, type PublicKeyMembers } from "./key-strength.ts";
 
 type NodeCrypto = typeof import("node:crypto");
@@ -41,8 +40,6 @@ export function keySetError(name: KeySetError["name"], message: string, retryabl
 export function isKeySetError(error: unknown): error is KeySetError {
   return error instanceof Error && (error.name === "KeySetFetchError" || error.name === "KeySetInvalidError");
 }
-
-export const UNKNOWN_SIGNING_KEY = "the token is invalid: unknown signing key";
 
 /**
  * The most keys a key set may hold for its keys to be imported and kept: issuers publish a few (Cognito
@@ -166,17 +163,12 @@ export function parseKeySet(document: Uint8Array | string, nodeCrypto: NodeCrypt
       const [candidate, ...others] = usable;
       if (candidate === undefined) {
         const reason = leftOut[0] ?? (forOtherUse ? undefined : anotherKty);
-        if (reason === undefined) throw new ApiError("InvalidToken", UNKNOWN_SIGNING_KEY);
-        throw new ApiError(
-          "InvalidToken",
-          `the token is invalid: the issuer's key it names cannot be used: ${reason}`,
+        throw invalidToken(
+          reason === undefined ? UNKNOWN_SIGNING_KEY : `the issuer's key it names cannot be used: ${reason}`,
         );
       }
       if (others.length > 0) {
-        throw new ApiError(
-          "InvalidToken",
-          "the token is invalid: the issuer publishes more than one key of its alg's type under its kid",
-        );
+        throw invalidToken("the issuer publishes more than one key of its alg's type under its kid");
       }
       // A key set may publish keys without `alg` (Entra ID's do), leaving the header to choose; a key
       // with one verifies only tokens of that alg.
