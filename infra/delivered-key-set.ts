@@ -23,6 +23,7 @@ import {
   ENVIRONMENT_LIMIT_BYTES,
   environmentValueBytes,
   keyCount,
+  keysLeftOutNote,
 } from "./key-set-delivery/public-key-set.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
@@ -61,7 +62,7 @@ export class DeliveredKeySet extends Construct {
     if (source.kind === "file") {
       handler.addEnvironment(DELIVERED_KEY_SET_VARIABLE, source.keySetJson);
       this.node.addValidation({ validate: () => fileOverBudget(source, budget()) });
-      summary = `${keyCount(source.keySetJson)} keys delivered from ${source.path} (checked at synth)`;
+      summary = `${keyCount(source.keySetJson)} keys delivered from ${source.path} (checked at synth)${keysLeftOutNote(source.keySetJson)}`;
     } else {
       const reader = this.createReader();
       const resource = new CustomResource(this, "Resource", {

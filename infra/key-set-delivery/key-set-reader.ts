@@ -10,7 +10,13 @@
  * set from the issuer at cold start, as it does without delivery.
  */
 import { createHash } from "node:crypto";
-import { deliverableKeySet, environmentValueBytes, KeySetRefusedError, keyCount } from "./public-key-set.ts";
+import {
+  deliverableKeySet,
+  environmentValueBytes,
+  KeySetRefusedError,
+  keyCount,
+  keysLeftOutNote,
+} from "./public-key-set.ts";
 
 /** The custom resource's properties, as the construct sets them. */
 export const READER_PROPERTIES = {
@@ -113,7 +119,7 @@ async function readDeliverable(
     }
     return {
       keySet,
-      summary: `${keyCount(keySet)} keys delivered from ${url} (${bytes} bytes; ${budget} were left)`,
+      summary: `${keyCount(keySet)} keys delivered from ${url} (${bytes} bytes; ${budget} were left)${keysLeftOutNote(keySet)}`,
     };
   } catch (error) {
     const reason = error instanceof KeySetRefusedError ? error.message : `unexpected error: ${String(error)}`;

@@ -11,7 +11,11 @@ export const DELIVERED_KEY_SET_VARIABLE = "JWKS_JSON";
 /** Lambda refuses a function whose environment, measured as JSON (`{"NAME":"value",…}`), exceeds 4 KB. */
 export const ENVIRONMENT_LIMIT_BYTES = 4096;
 
-/** The members of a key the function reads (RFC 7517 §4, RFC 7518 §6.2.1, §6.3.1, RFC 8037 §2). */
+/**
+ * The public members of a key (RFC 7517 §4, RFC 7518 §6.2.1, §6.3.1, RFC 8037 §2). The function reads
+ * those of an RSA key and leaves any other key out (RSA_ONLY), but an EC or OKP key is delivered whole, so
+ * that the set delivered is the issuer's, cut to its public members and nothing else.
+ */
 const PUBLIC_MEMBERS = ["kty", "kid", "alg", "use", "n", "e", "crv", "x", "y", "key_ops", "ext"] as const;
 
 /**
@@ -19,6 +23,12 @@ const PUBLIC_MEMBERS = ["kty", "kid", "alg", "use", "n", "e", "crv", "x", "y", "
  * reads a key set holding one can sign tokens with it.
  */
 export const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
+
+/**
+ * Why the function leaves a key of the set out when its kty is not RSA (lambda/auth/jws.ts), logging it for
+ * each such key when the set arrives.
+ */
+const RSA_ONLY = "the function verifies RS256, RS384 and RS512 tokens only";
 
 /** A key set that cannot be delivered, and why, in words an operator reads in the deploy's output. */
 export class KeySetRefusedError extends Error {
@@ -29,7 +39,8 @@ export class KeySetRefusedError extends Error {
  * The key-set document `document` (parsed JSON) as the compact JSON to deliver: `{"keys":[…]}` with each
  * key cut to PUBLIC_MEMBERS, in the issuer's order. Throws KeySetRefusedError when it is not a key set,
  * holds no key, or any key has a private member: the whole set is refused, as jose refuses it, since an
- * issuer that publishes a private key has lost it.
+ * issuer that publishes a private key has lost it. A set with no RSA key is refused too: the function
+ * would leave every key of it out and verify no token with it.
  */
 export function deliverableKeySet(document: unknown): string {
   if (!isPlainObject(document) || !Array.isArray(document.keys)) {
@@ -49,6 +60,9 @@ export function deliverableKeySet(document: unknown): string {
     }
     return Object.fromEntries(PUBLIC_MEMBERS.filter((member) => member in entry).map((m) => [m, entry[m]]));
   });
+  if (!keys.some((key) => key.kty === "RSA")) {
+    throw new KeySetRefusedError(`it holds no RSA key, and ${RSA_ONLY}`);
+  }
   return JSON.stringify({ keys });
 }
 
@@ -60,6 +74,16 @@ export function environmentValueBytes(value: string): number {
 /** How many keys the compact key set `keySetJson` holds, for the deploy's summary. */
 export function keyCount(keySetJson: string): number {
   return (JSON.parse(keySetJson) as { keys: unknown[] }).keys.length;
+}
+
+/**
+ * For the deploy's summary after the count of keys delivered: how many of them the function leaves out as
+ * not RSA, and why; "" when every key is RSA.
+ */
+export function keysLeftOutNote(keySetJson: string): string {
+  const { keys } = JSON.parse(keySetJson) as { keys: { kty: unknown }[] };
+  const leftOut = keys.filter((key) => key.kty !== "RSA").length;
+  return leftOut === 0 ? "" : `; ${leftOut} of them not RSA, left out: ${RSA_ONLY}`;
 }
 
 function describeKey(entry: Record<string, unknown>, index: number): string {

@@ -179,6 +179,17 @@ describe("with an issuer you bring", () => {
     const brought = { issuer: "https://login.example.com/tenant", audience: "api://plants" };
     const published = JSON.parse(readFileSync(ISSUER_KEY_SET_FILE, "utf8")) as { keys: object[] };
 
+    it("delivers the file's public keys as checked at synth, saying how many the function leaves out as not RSA", () => {
+      const ec = { kty: "EC", kid: "ec-1", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU" };
+      const withEc = synthesizedTemplate({
+        ...brought,
+        jwks: file("with-ec.json", JSON.stringify({ keys: [...published.keys, ec] })),
+      });
+      expect(outputs(withEc)[OUTPUT_KEYS.deliveredKeySet]?.Value).toMatch(
+        /^3 keys delivered from .*with-ec\.json \(checked at synth\); 1 of them not RSA, left out: the function verifies RS256, RS384 and RS512 tokens only$/,
+      );
+    });
+
     it("delivers the file's public keys as checked at synth, with no reader and no deploy-time read", () => {
       const withCertificates = {
         keys: published.keys.map((key) => ({ ...key, x5c: ["MIIC…"], x5t: "thumbprint" })),
@@ -208,6 +219,11 @@ describe("with an issuer you bring", () => {
       ["not JSON", "<html>", /is not JSON/],
       ["not a key set", "{}", /it is not a key set/],
       ["empty", '{"keys":[]}', /it holds no keys/],
+      [
+        "without an RSA key",
+        '{"keys":[{"kty":"EC","kid":"ec-1","crv":"P-256"},{"kty":"OKP","kid":"ed-1","crv":"Ed25519"}]}',
+        /it holds no RSA key, and the function verifies RS256, RS384 and RS512 tokens only/,
+      ],
     ])("refuses a file that is %s", (name, content, message) => {
       const error = synthesisError({ ...brought, jwks: file(`${name}.json`, content) });
       expect(error).toBeInstanceOf(ContextError);

@@ -173,6 +173,25 @@ describe("on Create and Update, the key-set reader", () => {
     expect(KeySet).not.toMatch(/\s/);
     expect(Digest).toMatch(/^sha256:[0-9a-f]{16}$/);
     expect(Summary).toMatch(/^2 keys delivered from http:\/\/127\.0\.0\.1:\d+\/\.well-known\/jwks\.json/);
+    // The EC key is delivered as published; the function leaves it out, and the summary says so.
+    expect(Summary).toMatch(
+      /; 1 of them not RSA, left out: the function verifies RS256, RS384 and RS512 tokens only$/,
+    );
+  });
+
+  it("delivers nothing when the issuer publishes no RSA key, and says why", async () => {
+    const issuer = await issuerServing({ keys: [publicEc] });
+    const cloudFormation = await receiver();
+    await instantReader().read(event("Update", cloudFormation.url, issuer.url));
+
+    const body = cloudFormation.answers[0]?.body;
+    expect(body?.Status).toBe("SUCCESS");
+    expect(body?.Data.KeySet).toBe("");
+    expect(body?.Data.Digest).toBe("none");
+    expect(body?.Data.Summary).toContain(
+      "it holds no RSA key, and the function verifies RS256, RS384 and RS512 tokens only",
+    );
+    expect(body?.Data.Summary).toContain("new instances read the key set from the issuer at cold start");
   });
 
   it("keeps the physical id on Update, and the same set gives the same digest (no new version)", async () => {
@@ -181,14 +200,14 @@ describe("on Create and Update, the key-set reader", () => {
     const { read } = instantReader();
     await read(event("Create", cloudFormation.url, issuer.url));
     await read(event("Update", cloudFormation.url, issuer.url));
-    issuer.setKeys({ keys: [publicEc] });
+    issuer.setKeys({ keys: [publicRsa, publicEc] });
     await read(event("Update", cloudFormation.url, issuer.url));
 
     const [created, same, changed] = cloudFormation.answers.map((answer) => answer.body);
     expect(same?.PhysicalResourceId).toBe("KeySetDelivery6F1F9FB9-first");
     expect(same?.Data.Digest).toBe(created?.Data.Digest);
     expect(changed?.Data.Digest).not.toBe(created?.Data.Digest);
-    expect(JSON.parse(changed?.Data.KeySet ?? "").keys).toEqual([publicEc]);
+    expect(JSON.parse(changed?.Data.KeySet ?? "").keys).toEqual([publicRsa, publicEc]);
   });
 
   it.each(PRIVATE_MEMBERS)(
