@@ -112,13 +112,14 @@ describe("one malformed or unusable key beside a good one", () => {
   // Each bad key, and the token a caller holding its private key would send (none when no kid names it).
   const rsaToken = () => tokenOf(good.privateKey, "RS256", "bad");
   const notRsa = new RegExp(`${NOT_RSA}$`);
+  const KEY_OPS = /its key_ops is not \["verify"\]$/;
   const cases: [string, object, (() => string) | undefined, RegExp][] = [
     ["alg null", { ...goodJwk, kid: "bad", alg: null }, rsaToken, /its alg is not a string/],
     ["use null", { ...goodJwk, kid: "bad", use: null }, rsaToken, /its use is not a string/],
     ["a numeric n", { ...goodJwk, kid: "bad", n: 12345 }, rsaToken, /its n is not a string/],
     ["no kty", { ...withoutMember(goodJwk, "kty"), kid: "bad" }, rsaToken, /it has no kty/],
-    ["key_ops without verify", { ...goodJwk, kid: "bad", key_ops: ["sign"] }, rsaToken, /key_ops do not/],
-    ["key_ops not a list", { ...goodJwk, kid: "bad", key_ops: "verify" }, rsaToken, /key_ops is not a list/],
+    ["key_ops without verify", { ...goodJwk, kid: "bad", key_ops: ["sign"] }, rsaToken, KEY_OPS],
+    ["key_ops not a list", { ...goodJwk, kid: "bad", key_ops: "verify" }, rsaToken, KEY_OPS],
     // The API verifies RS256, RS384 and RS512 only: a key of any other kty is left out, saying so.
     ["an EC key", { ...ecJwk, kid: "bad" }, rsaToken, notRsa],
     ["an Ed25519 key", { ...ed25519Jwk, kid: "bad" }, rsaToken, notRsa],
@@ -130,13 +131,13 @@ describe("one malformed or unusable key beside a good one", () => {
       "key_ops naming verify twice",
       { ...goodJwk, kid: "bad", key_ops: ["verify", "verify"] },
       rsaToken,
-      /twice/,
+      KEY_OPS,
     ],
     [
       "key_ops mixing verify and sign",
       { ...goodJwk, kid: "bad", key_ops: ["verify", "sign"] },
       rsaToken,
-      /besides verify/,
+      KEY_OPS,
     ],
     // A key set entry publishing a private member has given its signing secret away: the token signed with
     // that very key, whose public part is right, is refused all the same.
