@@ -7,60 +7,31 @@
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { createPlantStoreClient, type PlantStoreClientOptions } from "../../client/index.ts";
+import type { PlantStoreClientOptions } from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
-  BASE_URL,
-  CREDENTIALS,
+  answerAfter,
+  clientOnFakes,
   json,
+  letRun,
   neverAnswers,
   type Responder,
   START,
-  scriptedFetch,
   settle,
-  TOKEN_URL,
   tokenAnswer,
 } from "./fakes.ts";
 
 const fern = (id: bigint) => ({ id, name: "Fern" });
 const stored: Responder = () => json(200, { name: "Fern" });
 
-/** An answer after `ms` of the fake clock, or the abort of the request's signal, whichever comes first. */
-function answerAfter(clock: FakeClock, ms: number, answer: () => Response): Responder {
-  return (_request, signal) =>
-    new Promise((resolve, reject) => {
-      const cancel = clock.setTimer(() => resolve(answer()), ms);
-      signal?.addEventListener("abort", () => {
-        cancel();
-        reject(signal.reason);
-      });
-    });
-}
-
 /** A client on the fake clock whose token endpoint answers `answerToken` and whose API answers `answerPlants`. */
 function setup(
   answerPlants: Responder,
   answerToken: Responder = () => tokenAnswer("token-1"),
   options: Partial<PlantStoreClientOptions> = {},
-  clock = new FakeClock({ now: START }),
+  clock?: FakeClock,
 ) {
-  const fake = scriptedFetch(clock, (request, signal) =>
-    request.url === TOKEN_URL ? answerToken(request, signal) : answerPlants(request, signal),
-  );
-  const client = createPlantStoreClient({
-    baseUrl: BASE_URL,
-    credentials: CREDENTIALS,
-    fetch: fake.fetch,
-    clock,
-    random: () => 0,
-    ...options,
-  });
-  return { clock, client, ...fake };
-}
-
-/** Lets what is running run (microtasks, a few turns of the event loop), without moving the fake clock. */
-async function letRun() {
-  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  return clientOnFakes({ answerPlants, answerToken, options: { random: () => 0, ...options }, clock });
 }
 
 const abortListeners = (signal: AbortSignal) => getEventListeners(signal, "abort").length;

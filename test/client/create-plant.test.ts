@@ -13,6 +13,7 @@ import { FakeClock } from "../support/fake-clock.ts";
 import {
   BASE_URL,
   CREDENTIALS,
+  clientOnFakes,
   json,
   neverAnswers,
   PLANTS_URL,
@@ -20,7 +21,6 @@ import {
   START,
   scriptedFetch,
   settle,
-  TOKEN_URL,
   tokenAnswer,
 } from "./fakes.ts";
 
@@ -28,22 +28,14 @@ const TOKEN = "header.payload-1.signature";
 
 /** A client whose token endpoint always gives TOKEN, and whose API answers with `answerPlants`. */
 function setup(answerPlants: Responder, options: Partial<PlantStoreClientOptions> = {}) {
-  const clock = new FakeClock({ now: START });
-  const fake = scriptedFetch(clock, (request, signal) =>
-    request.url === TOKEN_URL ? tokenAnswer(TOKEN) : answerPlants(request, signal),
-  );
-  const client = createPlantStoreClient({
-    baseUrl: BASE_URL,
-    credentials: CREDENTIALS,
-    fetch: fake.fetch,
-    clock,
-    random: () => 0.5,
-    ...options,
+  const fakes = clientOnFakes({
+    answerPlants,
+    answerToken: () => tokenAnswer(TOKEN),
+    options: { random: () => 0.5, ...options },
   });
+  const { clock, client } = fakes;
   return {
-    clock,
-    client,
-    ...fake,
+    ...fakes,
     create: (plant: Parameters<typeof client.createPlant>[0]) => settle(clock, client.createPlant(plant)),
   };
 }

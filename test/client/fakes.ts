@@ -2,8 +2,9 @@
  * The client's tests on the one fake clock (test/support/fake-clock.ts) and a scripted fetch, so that its
  * waits, timeouts and retries take no real time.
  */
+import { createPlantStoreClient, type PlantStoreClientOptions } from "../../client/index.ts";
 import type { Clock } from "../../lambda/clock.ts";
-import type { FakeClock } from "../support/fake-clock.ts";
+import { FakeClock } from "../support/fake-clock.ts";
 
 /** When the client's fake clocks start: a time of today's order (HTTP dates, token lifetimes), whole seconds. */
 export const START = 1_800_000_000_000;
@@ -23,12 +24,17 @@ export async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<
     },
   );
   for (;;) {
-    // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
-    // turns of the event loop leave room for anything a Response body takes beyond microtasks.
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await letRun();
     if (settled) return promise;
     if (!clock.next()) throw new Error("the call waits for something that never comes");
   }
+}
+
+/** Lets what is running run (microtasks, a few turns of the event loop), without moving the fake clock. */
+export async function letRun() {
+  // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
+  // turns of the event loop leave room for anything a Response body takes beyond microtasks.
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export interface RecordedRequest {
@@ -68,6 +74,56 @@ export function scriptedFetch(clock: Pick<Clock, "now">, respond: Responder) {
   };
 }
 
+/**
+ * A client on a fake clock (a new one at START unless given) whose token endpoint answers `answerToken`
+ * and whose API answers `answerPlants`; `options` are laid over the fakes' (credentials, clock, …).
+ */
+export function clientOnFakes({
+  answerPlants,
+  answerToken,
+  options = {},
+  clock = new FakeClock({ now: START }),
+}: {
+  answerPlants: Responder;
+  answerToken: Responder;
+  options?: Partial<PlantStoreClientOptions>;
+  clock?: FakeClock;
+}) {
+  const fake = scriptedFetch(clock, (request, signal) =>
+    request.url === TOKEN_URL ? answerToken(request, signal) : answerPlants(request, signal),
+  );
+  const client = createPlantStoreClient({
+    baseUrl: BASE_URL,
+    credentials: CREDENTIALS,
+    fetch: fake.fetch,
+    clock,
+    ...options,
+  });
+  return { clock, client, ...fake };
+}
+
+/** Answers in this order, the last one repeated. */
+export function inTurn(...answers: Responder[]): Responder {
+  let next = 0;
+  return (request, signal) => (answers[Math.min(next++, answers.length - 1)] as Responder)(request, signal);
+}
+
+/** An answer after `ms` of the fake clock, or the abort of the request's signal, whichever comes first. */
+export function answerAfter(clock: FakeClock, ms: number, answer: () => Response): Responder {
+  return (_request, signal) =>
+    new Promise((resolve, reject) => {
+      const cancel = clock.setTimer(() => resolve(answer()), ms);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          cancel();
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+}
+
 export const BASE_URL = "https://plants.example.test";
 export const PLANTS_URL = `${BASE_URL}/plants`;
 export const TOKEN_URL = "https://auth.example.test/oauth2/token";
@@ -86,6 +142,12 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 export function tokenAnswer(token: string, expiresIn = 3600): Response {
   return json(200, { access_token: token, expires_in: expiresIn, token_type: "Bearer" });
+}
+
+/** A token endpoint that gives token-1, token-2, … one a request. */
+export function numberedTokens(): Responder {
+  let issued = 0;
+  return () => tokenAnswer(`token-${++issued}`);
 }
 
 /** A fetch that never answers: it rejects only when its signal aborts (a timeout, or the caller). */

@@ -9,7 +9,6 @@
 import { describe, expect, it } from "vitest";
 import { NEW_PLANT_FIELDS } from "../../client/generated/plant-schema.ts";
 import {
-  createPlantStoreClient,
   MAX_ANSWER_BYTES,
   type PlantStoreClientOptions,
   PlantStoreError,
@@ -17,14 +16,16 @@ import {
 } from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
+  answerAfter,
   BASE_URL,
-  CREDENTIALS,
+  clientOnFakes,
   INVALID_TOKEN_CHALLENGE,
+  inTurn,
   json,
   neverAnswers,
+  numberedTokens,
   type Responder,
   START,
-  scriptedFetch,
   settle,
   TOKEN_URL,
   tokenAnswer,
@@ -32,54 +33,24 @@ import {
 
 function setup(
   answerPlants: Responder,
-  answerToken: Responder = (() => {
-    let issued = 0;
-    return () => tokenAnswer(`token-${++issued}`);
-  })(),
+  answerToken: Responder = numberedTokens(),
   options: Partial<PlantStoreClientOptions> = {},
-  clock = new FakeClock({ now: START }),
+  clock?: FakeClock,
 ) {
-  const fake = scriptedFetch(clock, (request, signal) =>
-    request.url === TOKEN_URL ? answerToken(request, signal) : answerPlants(request, signal),
-  );
-  const client = createPlantStoreClient({
-    baseUrl: BASE_URL,
-    credentials: CREDENTIALS,
-    fetch: fake.fetch,
+  const fakes = clientOnFakes({
+    answerPlants,
+    answerToken,
+    options: { random: () => 0.5, ...options },
     clock,
-    random: () => 0.5,
-    ...options,
   });
-  const create = () => settle(clock, client.createPlant({ id: 1n, name: "Fern" }));
-  return { clock, client, create, ...fake };
-}
-
-/** Answers in this order, the last one repeated. */
-function inTurn(...answers: (() => Response)[]): Responder {
-  let next = 0;
-  return () => (answers[Math.min(next++, answers.length - 1)] as () => Response)();
+  const create = () => settle(fakes.clock, fakes.client.createPlant({ id: 1n, name: "Fern" }));
+  return { ...fakes, create };
 }
 
 const unavailable = () =>
   json(503, { error: 503, message: "the store is unavailable" }, { "retry-after": "1" });
 const invalidToken = () =>
   json(401, { error: 401, message: "the token has expired" }, INVALID_TOKEN_CHALLENGE);
-
-/** An answer after `ms` of the fake clock, or the abort of the request's signal, whichever comes first. */
-function answerAfter(clock: FakeClock, ms: number, answer: () => Response): Responder {
-  return (_request, signal) =>
-    new Promise((resolve, reject) => {
-      const cancel = clock.setTimer(() => resolve(answer()), ms);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          cancel();
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-    });
-}
 
 describe("at most maxAttempts POSTs per createPlant, a new token's POST among them", () => {
   it.each([3, 4, 6])(

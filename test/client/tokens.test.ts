@@ -5,9 +5,11 @@ import { FakeClock } from "../support/fake-clock.ts";
 import {
   BASE_URL,
   CREDENTIALS,
+  clientOnFakes,
   INVALID_TOKEN_CHALLENGE,
   json,
   neverAnswers,
+  numberedTokens,
   type Responder,
   START,
   scriptedFetch,
@@ -24,15 +26,15 @@ function setup(
   answerToken?: Responder,
   credentials: Parameters<typeof createPlantStoreClient>[0]["credentials"] = CREDENTIALS,
 ) {
-  const clock = new FakeClock({ now: START });
-  let issued = 0;
-  const giveToken: Responder = answerToken ?? (() => tokenAnswer(`token-${++issued}`));
-  const fake = scriptedFetch(clock, (request, signal) =>
-    request.url === TOKEN_URL ? giveToken(request, signal) : answerPlants(request, signal),
-  );
-  const client = createPlantStoreClient({ baseUrl: BASE_URL, credentials, fetch: fake.fetch, clock });
-  const create = (id: number | bigint = 1) => settle(clock, client.createPlant({ id, name: "Fern" }));
-  return { clock, client, create, ...fake };
+  // No random of its own: the client's Math.random.
+  const fakes = clientOnFakes({
+    answerPlants,
+    answerToken: answerToken ?? numberedTokens(),
+    options: { credentials },
+  });
+  const create = (id: number | bigint = 1) =>
+    settle(fakes.clock, fakes.client.createPlant({ id, name: "Fern" }));
+  return { ...fakes, create };
 }
 
 const bearerOf = (request: { headers: Headers } | undefined) => request?.headers.get("authorization");

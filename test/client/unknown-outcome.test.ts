@@ -8,17 +8,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createPlantStoreClient, PlantStoreError, TokenEndpointError } from "../../client/index.ts";
-import { FakeClock } from "../support/fake-clock.ts";
 import {
-  BASE_URL,
-  CREDENTIALS,
+  clientOnFakes,
   INVALID_TOKEN_CHALLENGE,
+  inTurn,
   json,
   neverAnswers,
   PLANTS_URL,
   type Responder,
-  START,
-  scriptedFetch,
   settle,
   TOKEN_URL,
   tokenAnswer,
@@ -49,20 +46,10 @@ const status =
 
 /** The failure of a create whose POSTs are answered in this order, the last one repeated. */
 async function failureOf(answers: Responder[], answerToken: Responder = () => tokenAnswer("token-1")) {
-  const clock = new FakeClock({ now: START });
-  let posted = 0;
-  const { fetch } = scriptedFetch(clock, (request, signal) =>
-    request.url === TOKEN_URL
-      ? answerToken(request, signal)
-      : (answers[Math.min(posted++, answers.length - 1)] as Responder)(request, signal),
-  );
-  const client = createPlantStoreClient({
-    baseUrl: BASE_URL,
-    credentials: CREDENTIALS,
-    fetch,
-    clock,
-    random: () => 0,
-    retry: { attemptTimeoutMs: 1000 },
+  const { clock, client } = clientOnFakes({
+    answerPlants: inTurn(...answers),
+    answerToken,
+    options: { random: () => 0, retry: { attemptTimeoutMs: 1000 } },
   });
   return (await settle(clock, client.createPlant({ id: 1n, name: "Fern" })).catch(
     (thrown: unknown) => thrown,
