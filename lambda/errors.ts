@@ -95,10 +95,14 @@ export class ApiError extends Error {
   }
 }
 
-/** RFC 6750 §3's challenge, in the realm of every one this API sends. */
+/**
+ * RFC 6750 §3's challenge, in the realm of every one this API sends. Its error_description may hold
+ * printable ASCII but `"` and `\`: any other character of the message is written `?` there.
+ */
 function bearerChallenge(kind: string, message: string, scope: string | undefined): string {
   if (kind === "missing_token") return `Bearer realm="plants"`;
-  const description = kind === "invalid_token" ? `, error_description="${message}"` : "";
+  const text = message.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?");
+  const description = kind === "invalid_token" ? `, error_description="${text}"` : "";
   return `Bearer realm="plants", error="${kind}"${description}${scope ? `, scope="${scope}"` : ""}`;
 }
 

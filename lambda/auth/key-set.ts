@@ -210,7 +210,7 @@ function readPublishedKey(entry: unknown): { jwk: JsonWebKey } | { unusable: str
   // A public key's one operation is verify: any other list, or one naming it twice, is not this key's.
   const { key_ops } = entry;
   if (key_ops !== undefined && !(Array.isArray(key_ops) && key_ops.length === 1 && key_ops[0] === "verify")) {
-    return { unusable: 'its key_ops is not ["verify"]' };
+    return { unusable: "its key_ops is not verify alone" };
   }
   return { jwk: entry as unknown as JsonWebKey };
 }

@@ -3,6 +3,7 @@
  * and metric are what the answer and the metrics use. Internal failures name themselves too, so that a
  * logged 500 says what it was.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as errors from "../../lambda/errors.ts";
 import { toErrorResponse } from "../../lambda/http/error-response.ts";
@@ -10,6 +11,8 @@ import { METRIC_NAMES } from "../../lambda/metrics.ts";
 import { RetriesExhaustedError } from "../../lambda/retry/standard-retry.ts";
 import { DynamoDbError, TransientDynamoDbError } from "../../lambda/store/dynamodb-client.ts";
 import { NoAnswerError } from "../../lambda/transport/http-request.ts";
+import { BEARER_CHALLENGE } from "../support/answers.ts";
+import { fuzzRuns } from "../support/fuzz.ts";
 
 const { API_ERRORS, ApiError } = errors;
 const CODES = Object.keys(API_ERRORS) as errors.ApiErrorCode[];
@@ -60,6 +63,20 @@ describe("the table of failures", () => {
     );
     expect(challenge("InsufficientScope", "lacks it", "plants/write")).toBe(
       'Bearer realm="plants", error="insufficient_scope", scope="plants/write"',
+    );
+  });
+
+  it("writes a challenge any client can parse, whatever the refusal's message holds", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (message) => {
+        const header = new ApiError("InvalidToken", message).headers["www-authenticate"];
+        expect(header).toMatch(BEARER_CHALLENGE);
+      }),
+      { numRuns: fuzzRuns(500, 0.1) },
+    );
+    // A message of printable ASCII but `"` and `\\` is written as it is.
+    expect(new ApiError("InvalidToken", "its key_ops is not verify alone").headers["www-authenticate"]).toBe(
+      'Bearer realm="plants", error="invalid_token", error_description="its key_ops is not verify alone"',
     );
   });
 

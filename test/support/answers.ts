@@ -19,10 +19,17 @@ export function expectErrorAnswer(result: ApiGatewayResult, status?: number): Er
   return body as ErrorBody;
 }
 
+/**
+ * RFC 6750 §3's challenge as this API writes it: `Bearer realm="…"` and its attributes, each a quoted value
+ * of the characters §3 allows (printable ASCII but `"` and `\`), so that any client's parser reads it.
+ */
+export const BEARER_CHALLENGE =
+  /^Bearer realm="[\x20\x21\x23-\x5b\x5d-\x7e]*"(?:, (?:error|error_description|scope)="[\x20\x21\x23-\x5b\x5d-\x7e]*")*$/;
+
 /** The `WWW-Authenticate` challenge of RFC 6750: a Bearer challenge, on 401 and 403 alike. */
 export function expectBearerChallenge(result: ApiGatewayResult, error?: string): void {
   const challenge = result.headers["www-authenticate"];
-  expect(challenge).toMatch(/^Bearer realm="[^"]*"/);
+  expect(challenge).toMatch(BEARER_CHALLENGE);
   if (error !== undefined) expect(challenge).toContain(`error="${error}"`);
 }
 
