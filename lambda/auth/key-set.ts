@@ -51,7 +51,7 @@ export const MAX_KEYS_IN_KEY_SET = 100;
 const MAX_LOGGED_KID_LENGTH = 100;
 
 /** Members that, when present, must be strings for the key to be taken. */
-const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e"] as const;
+const STRING_MEMBERS = ["kty", "use", "alg", "kid", "n", "e", "x", "y", "crv"] as const;
 
 /**
  * RFC 7518 §6.2.2, §6.3.2, §6.4: the members of a private or symmetric key. A key set publishing one has

@@ -117,6 +117,9 @@ describe("one malformed or unusable key beside a good one", () => {
     ["alg null", { ...goodJwk, kid: "bad", alg: null }, rsaToken, /its alg is not a string/],
     ["use null", { ...goodJwk, kid: "bad", use: null }, rsaToken, /its use is not a string/],
     ["a numeric n", { ...goodJwk, kid: "bad", n: 12345 }, rsaToken, /its n is not a string/],
+    // A member of another kty's keys, malformed, makes the entry no key to trust, whatever its kty.
+    ["a numeric crv", { ...goodJwk, kid: "bad", crv: 5 }, rsaToken, /its crv is not a string/],
+    ["x null", { ...goodJwk, kid: "bad", x: null }, rsaToken, /its x is not a string/],
     ["no kty", { ...withoutMember(goodJwk, "kty"), kid: "bad" }, rsaToken, /it has no kty/],
     ["key_ops without verify", { ...goodJwk, kid: "bad", key_ops: ["sign"] }, rsaToken, KEY_OPS],
     ["key_ops not a list", { ...goodJwk, kid: "bad", key_ops: "verify" }, rsaToken, KEY_OPS],
