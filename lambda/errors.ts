@@ -70,12 +70,14 @@ export class ApiError extends Error {
   /** The calls the request made to the store before it failed so: its StoreAttempts metric. */
   storeCalls = 0;
 
-  constructor(code: Exclude<ApiErrorCode, UnavailableCode>, message: string, options?: ApiErrorOptions);
+  // A 503 is made with its Retry-After and insufficient_scope with its scope; nothing else takes either.
   constructor(
-    code: UnavailableCode,
+    code: Exclude<ApiErrorCode, UnavailableCode | "InsufficientScope">,
     message: string,
-    options: ApiErrorOptions & { retryAfterSeconds: number },
+    options?: ErrorOptions,
   );
+  constructor(code: UnavailableCode, message: string, options: ErrorOptions & { retryAfterSeconds: number });
+  constructor(code: "InsufficientScope", message: string, options: ErrorOptions & { scope: string });
   constructor(
     readonly code: ApiErrorCode,
     message: string,

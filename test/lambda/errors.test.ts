@@ -48,11 +48,9 @@ describe("the table of failures", () => {
   });
 
   it("writes RFC 6750's challenge for each refusal of credentials", () => {
-    const challenge = (
-      code: Exclude<errors.ApiErrorCode, errors.UnavailableCode>,
-      message: string,
-      scope?: string,
-    ) => new ApiError(code, message, scope === undefined ? {} : { scope }).headers["www-authenticate"];
+    type ChallengingCode = Exclude<errors.ApiErrorCode, errors.UnavailableCode | "InsufficientScope">;
+    const challenge = (code: ChallengingCode, message: string) =>
+      new ApiError(code, message).headers["www-authenticate"];
     expect(challenge("MissingCredentials", "no token")).toBe('Bearer realm="plants"');
     expect(challenge("InvalidRequest", "two headers")).toBe('Bearer realm="plants", error="invalid_request"');
     expect(challenge("InvalidToken", "the token has expired")).toBe(
@@ -61,9 +59,9 @@ describe("the table of failures", () => {
     expect(challenge("UnknownSigningKey", "unknown key")).toBe(
       'Bearer realm="plants", error="invalid_token", error_description="unknown key"',
     );
-    expect(challenge("InsufficientScope", "lacks it", "plants/write")).toBe(
-      'Bearer realm="plants", error="insufficient_scope", scope="plants/write"',
-    );
+    expect(
+      new ApiError("InsufficientScope", "lacks it", { scope: "plants/write" }).headers["www-authenticate"],
+    ).toBe('Bearer realm="plants", error="insufficient_scope", scope="plants/write"');
   });
 
   it("writes a challenge any client can parse, whatever the refusal's message holds", () => {
