@@ -116,6 +116,23 @@ function event(
   };
 }
 
+/**
+ * Reads `jwks` from an issuer on an Update and asserts what a key set the function cannot take gets: the
+ * deploy goes on (SUCCESS), nothing is delivered, and the summary says why and what instances do instead.
+ */
+async function expectNothingDelivered(jwks: object, why: string) {
+  const issuer = await issuerServing(jwks);
+  const cloudFormation = await receiver();
+  await instantReader().read(event("Update", cloudFormation.url, issuer.url));
+  const body = cloudFormation.answers[0]?.body;
+  expect(body?.Status).toBe("SUCCESS");
+  expect(body?.Data.KeySet).toBe("");
+  expect(body?.Data.Digest).toBe("none");
+  expect(body?.Data.Summary).toContain(why);
+  expect(body?.Data.Summary).toContain("new instances read the key set from the issuer at cold start");
+  return body;
+}
+
 /** The reader with waits that return at once, recorded, and its log lines. */
 function instantReader() {
   const waits: number[] = [];
@@ -180,18 +197,10 @@ describe("on Create and Update, the key-set reader", () => {
   });
 
   it("delivers nothing when the issuer publishes no RSA key, and says why", async () => {
-    const issuer = await issuerServing({ keys: [publicEc] });
-    const cloudFormation = await receiver();
-    await instantReader().read(event("Update", cloudFormation.url, issuer.url));
-
-    const body = cloudFormation.answers[0]?.body;
-    expect(body?.Status).toBe("SUCCESS");
-    expect(body?.Data.KeySet).toBe("");
-    expect(body?.Data.Digest).toBe("none");
-    expect(body?.Data.Summary).toContain(
+    await expectNothingDelivered(
+      { keys: [publicEc] },
       "it holds no RSA key, and the function verifies RS256, RS384 and RS512 tokens only",
     );
-    expect(body?.Data.Summary).toContain("new instances read the key set from the issuer at cold start");
   });
 
   it("keeps the physical id on Update, and the same set gives the same digest (no new version)", async () => {
@@ -214,16 +223,10 @@ describe("on Create and Update, the key-set reader", () => {
     "delivers nothing when a key publishes the private member %s, and says which",
     async (member) => {
       const leaked = { ...publicRsa, kid: "leaked", [member]: privateRsa.d ?? "secret" };
-      const issuer = await issuerServing({ keys: [publicEc, leaked] });
-      const cloudFormation = await receiver();
-      await instantReader().read(event("Update", cloudFormation.url, issuer.url));
-
-      const body = cloudFormation.answers[0]?.body;
-      expect(body?.Status).toBe("SUCCESS");
-      expect(body?.Data.KeySet).toBe("");
-      expect(body?.Data.Digest).toBe("none");
-      expect(body?.Data.Summary).toContain(`key "leaked" publishes the private member "${member}"`);
-      expect(body?.Data.Summary).toContain("new instances read the key set from the issuer at cold start");
+      const body = await expectNothingDelivered(
+        { keys: [publicEc, leaked] },
+        `key "leaked" publishes the private member "${member}"`,
+      );
       // The private value itself is never repeated.
       expect(JSON.stringify(body)).not.toContain(privateRsa.d);
     },
