@@ -9,7 +9,13 @@
 
 import { createLoopbackCertificates, type LoopbackCertificates } from "../support/certificates.ts";
 import { apiGatewayEvent } from "../support/events.ts";
-import { type FreshProcessShare, timeFreshProcess } from "./first-invocation.ts";
+import {
+  describeFailure,
+  type FailedAnswer,
+  type FreshProcessOutcome,
+  type FreshProcessShare,
+  timeFreshProcess,
+} from "./first-invocation.ts";
 import { type RemoteEndpoint, startRemoteEndpoint } from "./network-model.ts";
 import { type Summary, summarize } from "./stats.ts";
 
@@ -52,13 +58,42 @@ export interface ColdPathSetup {
   rounds: number;
 }
 
+/**
+ * A subject's processes under one condition some of which answered other than 200: a measured outcome
+ * (a starved function's store calls outrun their time limits and it answers 503), not a crash.
+ */
+export interface FailedProcesses {
+  /** How many processes there were: all the subject's, or for warm creates those that made any. */
+  of: number;
+  /** The answer that was not a 200 of each process that gave one, in the order they ran. */
+  answers: FailedAnswer[];
+}
+
 export interface ColdPathCondition extends ColdPathConditionSpec {
-  /** First-answer times by subject name. */
+  /** First-answer times by subject name, of the processes whose first answer was a 200. */
   firstMs: Map<string, Summary>;
   /** The CPU time each process spent over the same span, by subject name. */
   firstCpuMs: Map<string, Summary>;
   /** Wall time of each warm create after the first, by subject name (only with warmCalls). */
   warmMs: Map<string, Summary>;
+  /** By subject name, only those some of whose processes' first answer was not a 200 (no warm call after it). */
+  firstFailed: Map<string, FailedProcesses>;
+  /** By subject name, only those a warm create of which was not a 200 (that process's warm calls stopped). */
+  warmFailed: Map<string, FailedProcesses>;
+}
+
+/** "503 in 1 of 5": the statuses answered, each once, and how many processes answered them. */
+export function failedCount({ of, answers }: FailedProcesses): string {
+  const statuses = [...new Set(answers.map((answer) => answer.status))].join("/");
+  return `${statuses} in ${answers.length} of ${of}`;
+}
+
+/** "503 in 1 of 5, first: 503: the plant store did not confirm …": the count and the first message. */
+export function failedSummary(failed: FailedProcesses): string {
+  const first = failed.answers[0];
+  return first === undefined
+    ? failedCount(failed)
+    : `${failedCount(failed)}, first: ${describeFailure(first)}`;
 }
 
 /** A new connection and one request: TCP handshake, TLS 1.3 handshake, request and answer. */
@@ -74,6 +109,8 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ColdPathCon
       firstMs: summaries(samples[index]?.firstMs),
       firstCpuMs: summaries(samples[index]?.firstCpuMs),
       warmMs: summaries(samples[index]?.warmMs),
+      firstFailed: failures(samples[index]?.processes, samples[index]?.firstFailed),
+      warmFailed: failures(samples[index]?.warmProcesses, samples[index]?.warmFailed),
     }));
   } finally {
     await network.close();
@@ -95,6 +132,11 @@ interface ConditionSamples {
   firstMs: Map<string, number[]>;
   firstCpuMs: Map<string, number[]>;
   warmMs: Map<string, number[]>;
+  /** Processes run, and those that made warm calls. */
+  processes: Map<string, number>;
+  warmProcesses: Map<string, number>;
+  firstFailed: Map<string, FailedAnswer[]>;
+  warmFailed: Map<string, FailedAnswer[]>;
 }
 
 async function startModelledNetwork(harnessEnvironment: Record<string, string>): Promise<ModelledNetwork> {
@@ -156,7 +198,7 @@ async function sampleRounds(
         const keys: Record<string, string> = subject.deliveredKeys
           ? { JWKS_JSON: setup.deliveredKeySet }
           : {};
-        const times = await timeFreshProcess(
+        const outcome = await timeFreshProcess(
           subject.bundlePath,
           { ...environment, ...keys, ...subject.environment },
           event,
@@ -166,13 +208,35 @@ async function sampleRounds(
           share,
         );
         nextId += warmCalls + 1;
-        samples[index]?.firstMs.get(subject.name)?.push(times.firstMs);
-        samples[index]?.firstCpuMs.get(subject.name)?.push(times.firstCpuMs);
-        samples[index]?.warmMs.get(subject.name)?.push(...times.warmMs);
+        const taken = samples[index];
+        if (taken !== undefined) takeSample(taken, subject.name, outcome, warmCalls);
       }
     }
   }
   return samples;
+}
+
+/** One process's outcome into its condition's samples: its times, or its answer that was not a 200. */
+function takeSample(
+  samples: ConditionSamples,
+  name: string,
+  outcome: FreshProcessOutcome,
+  warmCalls: number,
+): void {
+  count(samples.processes, name);
+  if ("failed" in outcome) {
+    samples.firstFailed.get(name)?.push(outcome.failed);
+    return;
+  }
+  samples.firstMs.get(name)?.push(outcome.firstMs);
+  samples.firstCpuMs.get(name)?.push(outcome.firstCpuMs);
+  samples.warmMs.get(name)?.push(...outcome.warmMs);
+  if (warmCalls > 0) count(samples.warmProcesses, name);
+  if (outcome.warmFailed !== undefined) samples.warmFailed.get(name)?.push(outcome.warmFailed);
+}
+
+function count(counts: Map<string, number>, name: string): void {
+  counts.set(name, (counts.get(name) ?? 0) + 1);
 }
 
 function subjectsOf(setup: ColdPathSetup, condition: ColdPathConditionSpec): ColdPathSubject[] {
@@ -180,8 +244,16 @@ function subjectsOf(setup: ColdPathSetup, condition: ColdPathConditionSpec): Col
 }
 
 function emptySamples(subjects: ColdPathSubject[]): ConditionSamples {
-  const empty = () => new Map(subjects.map((subject) => [subject.name, [] as number[]]));
-  return { firstMs: empty(), firstCpuMs: empty(), warmMs: empty() };
+  const empty = <T>() => new Map(subjects.map((subject) => [subject.name, [] as T[]]));
+  return {
+    firstMs: empty(),
+    firstCpuMs: empty(),
+    warmMs: empty(),
+    processes: new Map(),
+    warmProcesses: new Map(),
+    firstFailed: empty(),
+    warmFailed: empty(),
+  };
 }
 
 /** A summary per subject that has samples. */
@@ -190,6 +262,18 @@ function summaries(samples: Map<string, number[]> | undefined): Map<string, Summ
     [...(samples ?? [])]
       .filter(([, values]) => values.length > 0)
       .map(([name, values]) => [name, summarize(values)]),
+  );
+}
+
+/** The subjects some of whose processes answered other than 200, with how many there were. */
+function failures(
+  processes: Map<string, number> | undefined,
+  failed: Map<string, FailedAnswer[]> | undefined,
+): Map<string, FailedProcesses> {
+  return new Map(
+    [...(failed ?? [])]
+      .filter(([, answers]) => answers.length > 0)
+      .map(([name, answers]) => [name, { of: processes?.get(name) ?? answers.length, answers }]),
   );
 }
 

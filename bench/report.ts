@@ -20,6 +20,21 @@ export function budgetRow(
   return { item, result, measured, budget, verdict: value <= limit ? "PASS" : "FAIL" };
 }
 
+/**
+ * A row that cannot pass because a process it rests on did not answer 200: FAIL when the subject
+ * budgeted failed (a budget is not met by a process that failed), ERROR when it cannot be read or when
+ * no process should fail where it was measured.
+ */
+export function failedRow(
+  item: string,
+  result: string,
+  measured: string,
+  budget: string,
+  verdict: "FAIL" | "ERROR",
+): Row {
+  return { item, result, measured, budget, verdict };
+}
+
 export function infoRow(item: string, result: string, measured: string): Row {
   return { item, result, measured, budget: "—", verdict: "info" };
 }

@@ -142,8 +142,10 @@ console.log(`\nEvery figure, with details: ${RESULTS_PATH}${verbose ? "" : " (or
 const failed = rows.filter((row) => row.verdict === "FAIL" || row.verdict === "ERROR");
 if (failed.length === 0) console.log("Every budget met.");
 else {
+  // An item that threw has one error row (errorRow: "error: …"); other ERROR rows ran, and say what failed.
+  const crashed = (row: Row) => row.verdict === "ERROR" && row.measured.startsWith("error: ");
   const names = failed.map(
-    (row) => `${row.item} "${row.result}" (${row.verdict === "ERROR" ? "did not run" : row.measured})`,
+    (row) => `${row.item} "${row.result}" (${crashed(row) ? "did not run" : row.measured})`,
   );
   console.log(`Missed ${failed.length}: ${names.join("; ")}. Why: ${EXPLAINED_IN}.`);
 }

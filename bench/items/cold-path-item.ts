@@ -9,16 +9,19 @@ import type { BenchBundles } from "../bundles.ts";
 import {
   type ColdPathCondition,
   type ColdPathSubject,
+  failedSummary,
   measureColdPath,
   type RoundTrips,
 } from "../cold-path.ts";
-import { budgetRow, infoRow, type Row, spread, times } from "../report.ts";
+import { budgetRow, failedRow, infoRow, type Row, spread, times } from "../report.ts";
 import type { Summary } from "../stats.ts";
 import {
+  answeredCell,
   COMPILE_CACHE_DIRECTORY,
   coldPathSubjects,
   conditionJson,
   type ExtraBundle,
+  type FirstAnswer,
   firstAnswerOf,
   HANDLER,
   ISSUER_FREE_FLOOR,
@@ -62,73 +65,102 @@ export async function coldPathItem(setup: ColdPathItemSetup): Promise<ColdPathIt
   const rows: Row[] = [];
   let cpuBeyondFloorAtZeroMs: number | undefined;
   for (const condition of conditions) {
+    rows.push(...subjectRows(condition, subjects));
     const floor = firstAnswerOf(condition, ISSUER_FREE_FLOOR, "the issuer-free floor");
-    rows.push(...subjectRows(condition, floor.wall));
     const handler = firstAnswerOf(condition, HANDLER, "the handler");
     const verifyingFloor = firstAnswerOf(condition, VERIFYING_FLOOR, "the verifying floor");
     rows.push(...budgetRows(condition, handler, floor, verifyingFloor));
-    if (isZero(condition.roundTrips)) cpuBeyondFloorAtZeroMs = handler.cpu.median - floor.cpu.median;
+    if (isZero(condition.roundTrips) && "cpu" in handler && "cpu" in floor) {
+      cpuBeyondFloorAtZeroMs = handler.cpu.median - floor.cpu.median;
+    }
   }
   const [atDefaults, atZero] = conditions;
   const notes =
     atDefaults !== undefined && atZero !== undefined
       ? [movesNote(subjects, atDefaults, atZero, setup.roundTrips)]
       : [];
+  notes.push(...failureNotes(conditions));
   return { rows, notes, json: { coldPath: conditions.map(conditionJson) }, cpuBeyondFloorAtZeroMs };
 }
 
-/** One line per subject: its first answer, × the issuer-free floor, and its CPU time. */
-function subjectRows(condition: ColdPathCondition, floor: Summary): Row[] {
+/**
+ * One line per subject: its first answer, × the issuer-free floor, and its CPU time. At a full core no
+ * process should answer other than 200: a subject's row where one did is an error, and says how many.
+ */
+function subjectRows(condition: ColdPathCondition, subjects: ColdPathSubject[]): Row[] {
   const label = rttLabel(condition.roundTrips);
-  return [...condition.firstMs].map(([name, summary]) => {
-    const versusFloor = name === ISSUER_FREE_FLOOR ? "" : ` ${times(summary.median / floor.median)}`;
+  const floor = condition.firstMs.get(ISSUER_FREE_FLOOR);
+  const measured = subjects.filter(
+    ({ name }) => condition.firstMs.has(name) || condition.firstFailed.has(name),
+  );
+  return measured.map(({ name }) => {
+    const summary = condition.firstMs.get(name);
+    const failed = condition.firstFailed.get(name);
+    const versusFloor =
+      name === ISSUER_FREE_FLOOR || summary === undefined || floor === undefined
+        ? ""
+        : ` ${times(summary.median / floor.median)}`;
     const cpu = condition.firstCpuMs.get(name)?.median ?? Number.NaN;
-    return infoRow("2", `${label}: ${name}`, `${spread(summary)}${versusFloor}, CPU ${cpu.toFixed(1)}`);
+    const answered = summary && `${spread(summary)}${versusFloor}, CPU ${cpu.toFixed(1)}`;
+    const result = `${label}: ${name}`;
+    const cell = answeredCell(answered, failed);
+    return failed === undefined ? infoRow("2", result, cell) : failedRow("2", result, cell, "—", "ERROR");
   });
 }
 
 /**
  * The budgets under a condition: the handler's first answer over the issuer-free floor's (at RTT 0, its
- * CPU part), and at the default round trips over the verifying floor's. Each counted by BENCH_STRICT.
+ * CPU part), and at the default round trips over the verifying floor's. Each counted by BENCH_STRICT;
+ * where a subject it rests on did not answer 200 in some process, an error that says which.
  */
 function budgetRows(
   condition: ColdPathCondition,
-  handler: { wall: Summary; cpu: Summary },
-  floor: { wall: Summary; cpu: Summary },
-  verifyingFloor: { wall: Summary },
+  handler: FirstAnswer,
+  floor: FirstAnswer,
+  verifyingFloor: FirstAnswer,
 ): Row[] {
   const label = rttLabel(condition.roundTrips);
   const atZero = isZero(condition.roundTrips);
   const { versusIssuerFreeFloor, versusVerifyingFloor } = COLD_PATH_BUDGET;
-  const ratio = handler.wall.median / floor.wall.median;
-  const rows = [
-    infoRow(
-      "2",
-      `${label}: CPU of the first answer, handler / issuer-free floor`,
-      times(handler.cpu.median / floor.cpu.median),
-    ),
-    budgetRow(
-      "2",
+  const unread = (...subjects: FirstAnswer[]) =>
+    subjects.flatMap((subject) => ("unread" in subject ? [subject.unread] : [])).join("; ");
+  // The handler's first answer over another's (medians).
+  const ratioRow = (result: string, over: FirstAnswer, limit: number): Row => {
+    if ("unread" in handler || "unread" in over) {
+      return failedRow("2", result, unread(handler, over), `≤ ${limit}×`, "ERROR");
+    }
+    const ratio = handler.wall.median / over.wall.median;
+    return budgetRow("2", result, times(ratio), ratio, limit, `≤ ${limit}×`);
+  };
+  const rows: Row[] = [];
+  if ("cpu" in handler && "cpu" in floor) {
+    rows.push(
+      infoRow(
+        "2",
+        `${label}: CPU of the first answer, handler / issuer-free floor`,
+        times(handler.cpu.median / floor.cpu.median),
+      ),
+    );
+  }
+  rows.push(
+    ratioRow(
       `${label}: ${atZero ? "cold-path CPU budget" : "cold path"}, handler / issuer-free floor`,
-      times(ratio),
-      ratio,
+      floor,
       versusIssuerFreeFloor,
-      `≤ ${versusIssuerFreeFloor}×`,
     ),
-  ];
+  );
   if (atZero) return rows;
-  const saved = handler.wall.median / verifyingFloor.wall.median;
-  return [
-    ...rows,
-    budgetRow(
-      "2",
-      `${label}: cold path, handler / verifying floor`,
-      times(saved),
-      saved,
-      versusVerifyingFloor,
-      `≤ ${versusVerifyingFloor}×`,
+  rows.push(ratioRow(`${label}: cold path, handler / verifying floor`, verifyingFloor, versusVerifyingFloor));
+  return rows;
+}
+
+/** Each subject some of whose processes did not answer 200, under each condition: how many, and the first. */
+function failureNotes(conditions: ColdPathCondition[]): string[] {
+  return conditions.flatMap((condition) =>
+    [...condition.firstFailed].map(
+      ([name, failed]) => `cold path, ${rttLabel(condition.roundTrips)}: ${name} ${failedSummary(failed)}`,
     ),
-  ];
+  );
 }
 
 function isZero({ storeMs, issuerMs }: RoundTrips): boolean {

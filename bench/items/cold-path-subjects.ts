@@ -12,6 +12,8 @@ import { PROJECT_ROOT } from "../child-process.ts";
 import {
   type ColdPathCondition,
   type ColdPathSubject,
+  type FailedProcesses,
+  failedCount,
   NEW_CONNECTION_ROUND_TRIPS,
   type RoundTrips,
 } from "../cold-path.ts";
@@ -114,16 +116,28 @@ export function coldPathSubjects(bundles: BenchBundles, extra: ExtraBundle[]): C
   ];
 }
 
-/** One subject's first answer under a condition: wall and CPU time; an error when it was not measured. */
-export function firstAnswerOf(
-  condition: ColdPathCondition,
-  name: string,
-  description: string,
-): { wall: Summary; cpu: Summary } {
+/**
+ * One subject's first answer under a condition, wall and CPU time; or, when a budget cannot rest on it,
+ * why: processes of it that did not answer 200 ("the handler 503 in 1 of 5"), or none measured.
+ */
+export type FirstAnswer = { wall: Summary; cpu: Summary } | { unread: string };
+
+export function firstAnswerOf(condition: ColdPathCondition, name: string, description: string): FirstAnswer {
+  const failed = condition.firstFailed.get(name);
+  if (failed !== undefined) return { unread: `${description} ${failedCount(failed)}` };
   const wall = condition.firstMs.get(name);
   const cpu = condition.firstCpuMs.get(name);
-  if (wall === undefined || cpu === undefined) throw new Error(`${description} was not measured`);
+  if (wall === undefined || cpu === undefined) return { unread: `${description} not measured` };
   return { wall, cpu };
+}
+
+/**
+ * A cell of what answered, and of what did not: "1698.6 (1079.9–1960.4) ms; 503 in 1 of 5", or
+ * "503 in 5 of 5" when none answered 200, or "—" when nothing was measured.
+ */
+export function answeredCell(answered: string | undefined, failed: FailedProcesses | undefined): string {
+  if (failed === undefined) return answered ?? "—";
+  return answered === undefined ? failedCount(failed) : `${answered}; ${failedCount(failed)}`;
 }
 
 export function conditionJson(condition: ColdPathCondition) {
@@ -133,6 +147,8 @@ export function conditionJson(condition: ColdPathCondition) {
     firstMs: Object.fromEntries(condition.firstMs),
     firstCpuMs: Object.fromEntries(condition.firstCpuMs),
     warmMs: Object.fromEntries(condition.warmMs),
+    firstFailed: Object.fromEntries(condition.firstFailed),
+    warmFailed: Object.fromEntries(condition.warmFailed),
   };
 }
 
