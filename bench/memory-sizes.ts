@@ -4,12 +4,15 @@
  * CPU than the share: the whole process at the share, and the import (init) at a whole core with the
  * invocations at the share. Per size: the shipped handler's first answer, its ratio to the floor's
  * (the issuer-free floor) at the same share, the warm create, the cost per million creates at that warm duration, and the size the rule
- * chooses.
+ * chooses. A process whose answer was not a 200 (at 128 MB on a slow hour the store's time limits can
+ * pass and it answers 503, as Lambda would) is counted in its size's row; the rule does not choose a
+ * size where the handler's did.
  */
 import {
   type ColdPathCondition,
   type ColdPathConditionSpec,
   type ColdPathSubject,
+  type FailedProcesses,
   measureColdPath,
   type RoundTrips,
 } from "./cold-path.ts";
@@ -25,11 +28,17 @@ export const CHOICE_RULE = { firstAnswerWithin: 1.1, costWithin: 1.05 } as const
 /** The extra condition carries a budget row: three processes per subject a round, 15 at the defaults. */
 const EXTRA_PROCESSES_PER_ROUND = 3;
 
+/** One reading at one size: the first answers of the processes that answered 200, and those that did not. */
 export interface InitReading {
-  first: Summary;
-  /** First answer over the floor's, same share, same reading (medians). */
-  versusFloor: number;
-  floorFirst: Summary;
+  /** The handler's first answers that were a 200; absent when none was. */
+  first?: Summary;
+  /** First answer over the floor's, same share, same reading (medians of those that answered 200). */
+  versusFloor?: number;
+  floorFirst?: Summary;
+  /** The handler's processes whose first answer was not a 200, when any. */
+  failed?: FailedProcesses;
+  /** The floor's, likewise. */
+  floorFailed?: FailedProcesses;
 }
 
 export interface MemorySizeRow {
@@ -41,6 +50,8 @@ export interface MemorySizeRow {
   initAtFullCore?: InitReading;
   /** Creates after the first, on the warm instance, at the share. */
   warm?: Summary;
+  /** The handler's processes a warm create of which was not a 200 (its warm calls stopped there). */
+  warmFailed?: FailedProcesses;
   cost?: CostPerMillion;
 }
 
@@ -129,30 +140,45 @@ function rowFor(
     };
   }
   const { share } = outcome;
-  const reading = (initAtFullCore: boolean): InitReading | undefined => {
-    const condition = measured.find(
+  const conditionOf = (initAtFullCore: boolean) =>
+    measured.find(
       (candidate) =>
         candidate.share?.procsFile === share.procsFile &&
         candidate.share.initAtFullCore === initAtFullCore &&
         candidate.roundTrips === setup.roundTrips,
     );
-    const first = condition?.firstMs.get(setup.handlerName);
-    const floorFirst = condition?.firstMs.get(setup.floorName);
-    if (first === undefined || floorFirst === undefined) return undefined;
-    return { first, floorFirst, versusFloor: first.median / floorFirst.median };
+  const reading = (initAtFullCore: boolean): InitReading | undefined => {
+    const condition = conditionOf(initAtFullCore);
+    if (condition === undefined) return undefined;
+    const first = condition.firstMs.get(setup.handlerName);
+    const floorFirst = condition.firstMs.get(setup.floorName);
+    return {
+      first,
+      floorFirst,
+      versusFloor:
+        first !== undefined && floorFirst !== undefined ? first.median / floorFirst.median : undefined,
+      failed: condition.firstFailed.get(setup.handlerName),
+      floorFailed: condition.firstFailed.get(setup.floorName),
+    };
   };
-  const atShare = reading(false);
-  const warm = measured
-    .find((candidate) => candidate.share?.procsFile === share.procsFile && !candidate.share.initAtFullCore)
-    ?.warmMs.get(setup.handlerName);
+  const atShare = conditionOf(false);
+  const warm = atShare?.warmMs.get(setup.handlerName);
   return {
     memoryMb: share.memoryMb,
     fraction: share.fraction,
-    atShare,
+    atShare: reading(false),
     initAtFullCore: reading(true),
     warm,
+    warmFailed: atShare?.warmFailed.get(setup.handlerName),
     cost: warm === undefined ? undefined : costPerMillionCreates(warm.median, share.memoryMb),
   };
+}
+
+/** The handler's processes at this size that answered other than 200, in either reading or warm. */
+export function handlerFailures(row: MemorySizeRow): FailedProcesses[] {
+  return [row.atShare?.failed, row.initAtFullCore?.failed, row.warmFailed].filter(
+    (failed) => failed !== undefined,
+  );
 }
 
 /**
@@ -162,24 +188,27 @@ function rowFor(
  * the cost bound: cost is the bound, latency what is bought with it.
  */
 export function chooseMemorySize(rows: MemorySizeRow[]): MemorySizeChoice {
-  const measured = rows.filter((row) => row.atShare !== undefined && row.cost !== undefined);
-  if (measured.length === 0) return { memoryMb: undefined, reason: "no size was measured" };
-  const best = Math.min(...measured.map((row) => row.atShare?.first.median ?? Number.POSITIVE_INFINITY));
-  const cheapest = Math.min(...measured.map((row) => row.cost?.totalUsd ?? Number.POSITIVE_INFINITY));
-  const fastEnough = measured.filter(
-    (row) => (row.atShare?.first.median ?? Number.POSITIVE_INFINITY) <= CHOICE_RULE.firstAnswerWithin * best,
+  const failedSizes = rows.filter((row) => handlerFailures(row).length > 0);
+  const measured = rows.filter(
+    (row) => row.atShare?.first !== undefined && row.cost !== undefined && !failedSizes.includes(row),
   );
+  const sizes = (list: MemorySizeRow[]) => list.map((row) => `${row.memoryMb}`).join(", ") || "none";
+  // A size where the handler failed is no choice, whatever its answered processes read.
+  const leftOut =
+    failedSizes.length === 0
+      ? ""
+      : `; left out, the handler answered other than 200: ${sizes(failedSizes)} MB`;
+  if (measured.length === 0) return { memoryMb: undefined, reason: `no size was measured${leftOut}` };
+  const firstMedian = (row: MemorySizeRow) => row.atShare?.first?.median ?? Number.POSITIVE_INFINITY;
+  const best = Math.min(...measured.map(firstMedian));
+  const cheapest = Math.min(...measured.map((row) => row.cost?.totalUsd ?? Number.POSITIVE_INFINITY));
+  const fastEnough = measured.filter((row) => firstMedian(row) <= CHOICE_RULE.firstAnswerWithin * best);
   const cheapEnough = measured.filter(
     (row) => (row.cost?.totalUsd ?? Number.POSITIVE_INFINITY) <= CHOICE_RULE.costWithin * cheapest,
   );
   const both = fastEnough.filter((row) => cheapEnough.includes(row));
-  const sizes = (list: MemorySizeRow[]) => list.map((row) => `${row.memoryMb}`).join(", ") || "none";
-  const reason = `first answer within 10% of the best: ${sizes(fastEnough)} MB; cost within 5%: ${sizes(cheapEnough)} MB`;
+  const reason = `first answer within 10% of the best: ${sizes(fastEnough)} MB; cost within 5%: ${sizes(cheapEnough)} MB${leftOut}`;
   if (both[0] !== undefined) return { memoryMb: both[0].memoryMb, reason };
-  const fastestAffordable = [...cheapEnough].sort(
-    (a, b) =>
-      (a.atShare?.first.median ?? Number.POSITIVE_INFINITY) -
-      (b.atShare?.first.median ?? Number.POSITIVE_INFINITY),
-  )[0];
+  const fastestAffordable = [...cheapEnough].sort((a, b) => firstMedian(a) - firstMedian(b))[0];
   return { memoryMb: fastestAffordable?.memoryMb, reason: `${reason}; none both, so the fastest within 5%` };
 }
