@@ -6,6 +6,9 @@ export interface RequestLogEntry {
   traceId?: string | undefined;
   status: number;
   latencyMs: number;
+  /** Of latencyMs, the time spent waiting on the store and on the token issuer (lambda/call-timings.ts). */
+  storeMs: number;
+  issuerMs: number;
   errorKind?: string;
   /** The authenticated caller's OAuth client, for audit: an identifier, not a credential. */
   clientId?: string | undefined;

@@ -1,3 +1,4 @@
+import { timed } from "../call-timings.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import { logFailure } from "../log.ts";
@@ -177,7 +178,7 @@ export function createIssuerKeys(
 
       let fetched: KeySet;
       try {
-        fetched = await fetchKeySet();
+        fetched = await timed("issuerMs", fetchKeySet);
       } catch (error) {
         throw issuerFailed(error) ?? error;
       }

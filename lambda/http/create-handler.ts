@@ -1,5 +1,6 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
+import { type CallTimings, withCallTimings } from "../call-timings.ts";
 import { ApiError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
@@ -67,6 +68,7 @@ export function createHandler({
     event: ApiGatewayEvent,
     context: Parameters<Handler>[1],
     traceId: string | undefined,
+    timings: CallTimings,
   ): Promise<ApiGatewayResult> => {
     const startedAt = performance.now();
     if (coldStart) openRequestLogSoon();
@@ -99,6 +101,8 @@ export function createHandler({
         traceId,
         status: ending.response.status,
         latencyMs: elapsed(startedAt),
+        storeMs: rounded(timings.storeMs),
+        issuerMs: rounded(timings.issuerMs),
         errorKind: ending.errorKind,
         clientId,
         plantId,
@@ -112,7 +116,7 @@ export function createHandler({
   return (event, context) => {
     // Read as the invocation starts: Lambda sets it per invocation.
     const trace = invocationTraceHeader();
-    const respondTraced = () => respond(event, context, trace?.root);
+    const respondTraced = () => withCallTimings((timings) => respond(event, context, trace?.root, timings));
     const answered = traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
     // Registered here, outside the invocation's trace: the background work is no call of this request.
     if (afterAnswer) void answered.then(afterAnswer);
@@ -133,7 +137,11 @@ function failureEnding(error: unknown, requestId: string): Ending {
 }
 
 function elapsed(startedAt: number): number {
-  return Math.round((performance.now() - startedAt) * 100) / 100;
+  return rounded(performance.now() - startedAt);
+}
+
+function rounded(ms: number): number {
+  return Math.round(ms * 100) / 100;
 }
 
 function describeFailure(error: unknown): string {

@@ -1,3 +1,4 @@
+import { timed } from "../call-timings.ts";
 import { isObject } from "../is-object.ts";
 import { nodeCrypto } from "../node-crypto.ts";
 import {
@@ -131,7 +132,13 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
     const body = decodeBody(operation, answer);
     return { status, body, requestId: answer.headers["x-amzn-requestid"], resent };
   };
-  const send = async (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> => {
+  const send = (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> =>
+    timed("storeMs", () => sendObserved(operation, input, signal));
+  const sendObserved = async (
+    operation: string,
+    input: object,
+    signal: AbortSignal,
+  ): Promise<DynamoDbAnswer> => {
     const ended = settings.observeCall?.(operation);
     if (!ended) return sendUnobserved(operation, input, signal);
     try {

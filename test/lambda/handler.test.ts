@@ -295,6 +295,20 @@ describe("failures", () => {
     }
   });
 
+  it("logs the time a request waited on the store, within its latency, and none on the issuer once its keys are held", async () => {
+    const logs = captureLogs();
+    try {
+      const event = apiGatewayEvent("2.0", { token, body: JSON.stringify({ id: nextId++, name: "Fern" }) });
+      expect((await harness.handler(event)).statusCode).toBe(200);
+      const line = JSON.parse(logs.stdoutLines().at(-1) ?? "") as Record<string, number>;
+      expect(line.storeMs).toBeGreaterThan(0);
+      expect(line.storeMs).toBeLessThanOrEqual(line.latencyMs ?? 0);
+      expect(line.issuerMs).toBe(0);
+    } finally {
+      logs.restore();
+    }
+  });
+
   it("leaves out of a created plant's log line what the request did not have: no error kind, detail or trace id", async () => {
     const logs = captureLogs();
     try {
