@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseNewPlant as parseBody } from "../../lambda/request/parse-new-plant.ts";
 import { MAX_BODY_BYTES, type RequestBody } from "../../lambda/request/request-body.ts";
@@ -54,13 +55,46 @@ describe("parseNewPlant", () => {
     expect((await parseNewPlant(JSON_TYPE, '{"id":-9223372036854775808,"name":"x"}')).id).toBe(
       -9223372036854775808n,
     );
-    for (const id of ["9223372036854775808", "-9223372036854775809", "1.5", "1e400", '"1"', "null"]) {
+    const manyDigits = `1${"0".repeat(16_000)}1`;
+    for (const id of [
+      "9223372036854775808",
+      "-9223372036854775809",
+      "1.5",
+      "1e400",
+      manyDigits,
+      // Fractions whose nearest double is an integer: never rounded into an id.
+      "1e-400",
+      "1.00000000000000000001",
+      '"1"',
+      "null",
+    ]) {
       const error = await failure(JSON_TYPE, `{"id":${id},"name":"x"}`);
       expect(error).toMatchObject({ code: "BadRequest" });
       expect(error.message).toBe(
         "id must be an integer between -9223372036854775808 and 9223372036854775807",
       );
     }
+  });
+
+  it("reads an int64 written any way JSON allows as exactly that integer", async () => {
+    expect((await parseNewPlant(JSON_TYPE, '{"id":9007199254740993.0,"name":"x"}')).id).toBe(
+      9007199254740993n,
+    );
+    expect((await parseNewPlant(JSON_TYPE, '{"id":9.007199254740993e15,"name":"x"}')).id).toBe(
+      9007199254740993n,
+    );
+    const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+    await fc.assert(
+      fc.asyncProperty(int64, fc.nat(20), fc.nat(20), async (value, shift, padding) => {
+        // value / 10^shift, its fraction padded with zeros, times 10^shift: e.g. 125 as 1.2500e2.
+        const digits = `${"0".repeat(shift + 1)}${value < 0n ? -value : value}`;
+        const point = digits.length - shift;
+        const integerPart = digits.slice(0, point).replace(/^0+(?=\d)/, "");
+        const fraction = `${digits.slice(point)}${"0".repeat(padding)}`;
+        const text = `${value < 0n ? "-" : ""}${integerPart}${fraction ? `.${fraction}` : ""}e${shift}`;
+        expect((await parseNewPlant(JSON_TYPE, `{"id":${text},"name":"x"}`)).id).toBe(value);
+      }),
+    );
   });
 
   it.each([
@@ -75,8 +109,23 @@ describe("parseNewPlant", () => {
     ['{"id":1,"name":"a","tag":null}', "tag must be a string"],
     ["[1]", "the body must be a JSON object"],
     ['"Fern"', "the body must be a JSON object"],
-    ['{"id":1,"name":"a","id":2}', "the body is not valid JSON: duplicate property 'id' at position 19"],
-    ['{"id":1,', "the body is not valid JSON: expected a property name at position 8"],
+    // I-JSON (RFC 7493), as openapi.yaml states it: no key twice, whatever its values or its spelling.
+    ['{"id":1,"name":"a","id":2}', "duplicate property 'id'"],
+    ['{"id":1,"name":"a","name":"a"}', "duplicate property 'name'"],
+    ['{"id":1,"n\\u0061me":"a","name":"a"}', "duplicate property 'name'"],
+    ['{"id":1,"name":"a","x":[{"id":1,"id":1}]}', "duplicate property 'id'"],
+    ['{"id":1,"name":"\\ud800"}', "name holds an unpaired surrogate (not well-formed Unicode)"],
+    [
+      '{"id":1,"name":"a","\\udc00":1}',
+      "a property name holds an unpaired surrogate (not well-formed Unicode)",
+    ],
+    [`{"id":1,"name":"a","x":${"[".repeat(32)}${"]".repeat(32)}}`, "the body nests deeper than 32 levels"],
+    [`${"[".repeat(8000)}${"]".repeat(8000)}`, "the body nests deeper than 32 levels"],
+    [
+      '{"id":1,',
+      "the body is not valid JSON: Quoted object key expected but reached end of input at position 8",
+    ],
+    ['{"id":1,"name":"a"} x', "the body is not valid JSON: Expected end of input but got 'x' at position 20"],
     ['{"__proto__":{},"id":1,"name":"a"}', "unknown property '__proto__'"],
   ])("refuses %s: %s", async (body, message) => {
     const error = await failure(JSON_TYPE, body);
