@@ -1,5 +1,6 @@
 import { type App, Stack, Tags, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
+import { describeRoutes } from "../lambda/http/routes.ts";
 import {
   ContextError,
   type PlantStoreConfig,
@@ -63,7 +64,7 @@ export function addPlantStore(app: App): PlantStoreStack {
           // No `env` unless the edge needs one: the stack is environment-agnostic, so synth needs no
           // credentials and no lookups.
           new PlantStoreStack(app, stackName, {
-            description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
+            description: `Plant Store: ${describeRoutes()} on API Gateway HTTP API, Lambda and DynamoDB`,
             config,
             terminationProtection: config.terminationProtection,
             ...(edge === undefined

@@ -117,8 +117,6 @@ export function readConfig(env: Environment) {
     storeMaxAttempts: positiveInteger(env, "STORE_MAX_ATTEMPTS", DEFAULT_STORE_MAX_ATTEMPTS),
     /** The name the metrics are published under: the Lambda function's, or "local" elsewhere. */
     functionName: functionName || "local",
-    /** Where sampled invocations send their subsegments (set by Lambda under active tracing). */
-    xrayDaemonAddress: env.AWS_XRAY_DAEMON_ADDRESS?.trim() || undefined,
     /** The published version running (AWS_LAMBDA_FUNCTION_VERSION), or "$LATEST": `Fault`'s version. */
     functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION?.trim() || "$LATEST",
   };

@@ -1,9 +1,9 @@
 import { createAuthenticator } from "./auth/authenticate.ts";
 import { createIssuerKeys } from "./auth/issuer-keys.ts";
 import type { Config } from "./config.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "./defaults.ts";
 import type { Dependencies } from "./http/create-handler.ts";
 import { createDynamoDbPlantStore } from "./store/dynamodb-plant-store.ts";
-import { sampledInvocationTracing } from "./tracing/sampled-tracing.ts";
 
 /**
  * What the function starts at init, so that a cold start's first request does not wait for it. The
@@ -22,20 +22,12 @@ export const SHIPPED_LEVERS: ColdStartLevers = { prewarmStore: true };
  * The production wiring: the issuer's tokens and the DynamoDB table named by the configuration. At init it
  * opens the store's TLS connection and, unless the key set was delivered, fetches it, without waiting:
  * either failing is harmless (the request connects or fetches again, 503 if it cannot). The issuer's keys
- * are refreshed after answers; with active tracing, sampled invocations are traced.
+ * are refreshed after answers.
  */
 export function productionDependencies(
   config: Config,
   levers: ColdStartLevers = SHIPPED_LEVERS,
 ): Dependencies {
-  const tracing =
-    config.xrayDaemonAddress === undefined
-      ? undefined
-      : sampledInvocationTracing({
-          daemonAddress: config.xrayDaemonAddress,
-          tableName: config.tableName,
-          region: config.region,
-        });
   const store = createDynamoDbPlantStore({
     tableName: config.tableName,
     region: config.region,
@@ -44,20 +36,20 @@ export function productionDependencies(
     deadlineMs: config.storeDeadlineMs,
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     maxAttempts: config.storeMaxAttempts,
-    observeCall: tracing?.observeDynamoDbCall,
   });
   if (levers.prewarmStore) void store.prewarm();
   const keys = createIssuerKeys(config, {
     prefetchKeys: true,
-    observeFetch: tracing?.observeKeySetFetch,
     deliveredKeySet: config.deliveredKeySet,
   });
+  const authenticator = createAuthenticator(config, { keys });
   return {
     functionName: config.functionName,
     functionVersion: config.functionVersion,
-    authenticate: createAuthenticator(config, { keys }),
+    // A deployment may give the write scope its issuer's name (REQUIRED_SCOPE); other scopes are the table's.
+    authenticate: (header, scope) =>
+      authenticator(header, scope === DEFAULT_REQUIRED_SCOPE ? config.requiredScope : scope),
     afterAnswer: () => keys.refreshInBackground(),
     store,
-    ...(tracing ? { traceInvocation: tracing.run } : {}),
   };
 }

@@ -32,13 +32,7 @@ export function storeIdentity(store: StoreTarget, env: Environment): DynamoDbIde
 }
 
 /** The function's own settings a user may give the local run too, as they would give them to the stack. */
-const PASSED_THROUGH = [
-  "STORE_DEADLINE_MS",
-  "STORE_ATTEMPT_TIMEOUT_MS",
-  "STORE_MAX_ATTEMPTS",
-  // Where the handler sends its subsegments; the local run then samples every request (sampled-traces.ts).
-  "AWS_XRAY_DAEMON_ADDRESS",
-] as const;
+const PASSED_THROUGH = ["STORE_DEADLINE_MS", "STORE_ATTEMPT_TIMEOUT_MS", "STORE_MAX_ATTEMPTS"] as const;
 
 /** Where the local issuer publishes its key set, and the set itself, delivered as the stack delivers it. */
 export interface LocalIssuerKeys {

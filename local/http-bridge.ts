@@ -188,7 +188,7 @@ function addForwardingHeaders(headers: Record<string, string>, request: Incoming
 }
 
 /** A fresh X-Ray trace id, `1-<8 hex: epoch seconds>-<24 random hex>`, as API Gateway starts a trace. */
-export function newTraceRoot(): string {
+function newTraceRoot(): string {
   const epochHex = Math.floor(Date.now() / 1000)
     .toString(16)
     .padStart(8, "0");

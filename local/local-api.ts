@@ -41,7 +41,6 @@ import {
   TOKEN_PATH,
 } from "./oauth-token-endpoint.ts";
 import { type ReplicatedWriteConflicts, startConflictingFront } from "./replicated-write-conflicts.ts";
-import { sampleEveryInvocation } from "./sampled-traces.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -137,8 +136,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const jwksUrl = `${url}${JWKS_PATH}`;
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
     const environment = handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks });
-    const bundled = handlerFor(environment);
-    const invoke = environment.AWS_XRAY_DAEMON_ADDRESS ? sampleEveryInvocation(bundled) : bundled;
+    const invoke = handlerFor(environment);
     const urls = { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` };
     const announce = options.announce ?? true;
     const localClient = announce ? await saveLocalClient(dataDir, urls) : await localClientOf(dataDir, urls);
@@ -305,7 +303,7 @@ async function answer(
   // The stack's HTTP API has the routes of the table; anything else gets API Gateway's own 404.
   // GET of the key set is the local issuer's, for the handler (in AWS, the issuer serves its own).
   if (method === "GET" && rawPath === JWKS_PATH) return { result: jsonResult(200, issuer.jwks) };
-  const route = matchRoute(method, rawPath);
+  const route = matchRoute(method, rawPath)?.route;
   if (route === undefined) {
     return { result: jsonResult(404, { message: "Not Found" }), headers: { "apigw-requestid": requestId } };
   }

@@ -52,11 +52,3 @@ export function dynamoDbEndpointFrom(env: Environment): string | undefined {
 export function corsSettingFrom(env: Environment): CorsAllowOrigins | undefined {
   return corsAllowOriginsFrom(env.PLANTS_CORS_ALLOW_ORIGINS);
 }
-
-/**
- * AWS_XRAY_DAEMON_ADDRESS (`host:port`): where `npm start` sends every request's subsegments and where
- * `npm run traces` listens for them; undefined when unset (npm start then traces nothing).
- */
-export function daemonAddressFrom(env: Environment): string | undefined {
-  return env.AWS_XRAY_DAEMON_ADDRESS?.trim() || undefined;
-}

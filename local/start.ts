@@ -4,7 +4,6 @@ import { type LocalApi, startLocalApi } from "./local-api.ts";
 import { localClientPath } from "./local-client.ts";
 import {
   corsSettingFrom,
-  daemonAddressFrom,
   dataDirFrom,
   dynamoDbEndpointFrom,
   portFrom,
@@ -79,10 +78,6 @@ const storeDescription = api.store.embedded
 const conflictsLine = replicatedWriteConflicts
   ? `  store faults: ${describeReplicatedWriteConflicts(replicatedWriteConflicts)}\n`
   : "";
-const daemonAddress = daemonAddressFrom(process.env);
-const tracesLine = daemonAddress
-  ? `  traces: every request sampled, its subsegments sent to udp ${daemonAddress} (print them: npm run traces)\n`
-  : "";
 outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   store:  ${storeDescription}, table ${api.store.tableName}
   token:  ${tokenCommand}
@@ -90,7 +85,7 @@ outputBeforeBanner.releaseAfter(`Plant Store API at ${plantsUrl}
   client: id ${api.client.clientId}; its secret is in ${localClientPath(dataDir)} (mode 0600), never printed
           token URL ${api.client.tokenUrl}; from code: ${dataDirSetting}npm run example
   cors:   ${corsAllowOrigins ? `browsers on ${corsAllowOrigins.join(", ")} (PLANTS_CORS_ALLOW_ORIGINS)` : "off (PLANTS_CORS_ALLOW_ORIGINS unset)"}; a refused browser origin is logged
-${tracesLine}${conflictsLine}  Ctrl-C stops it.`);
+${conflictsLine}  Ctrl-C stops it.`);
 
 /** Holds what is written to stdout until `releaseAfter(first)` prints `first`, then all it held. */
 function holdStdout(): { releaseAfter(first: string): void } {

@@ -39,7 +39,7 @@ export function esbuildOptions(): BuildOptions {
 
 /**
  * The deployable bundle of `entry` into `outdir`: index.mjs, and in chunks/ the code only some
- * invocations need (the traces of sampled ones, lambda/tracing/sampled-tracing.ts), which esbuild splits
+ * invocations need (the messages of a refused body, lambda/request/schema-refusals.ts), which esbuild splits
  * out at each dynamic import and Node loads at first use. So a cold start imports index.mjs and its static
  * chunks only (eagerBytes). NodejsFunction cannot split (it bundles to one --outfile): the stack deploys
  * this directory with Code.fromAsset.

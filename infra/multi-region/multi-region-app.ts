@@ -1,5 +1,6 @@
 import type { App } from "aws-cdk-lib";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
+import { describeRoutes } from "../../lambda/http/routes.ts";
 import { ContextError, type MultiRegionConfig, type PlantStoreConfig } from "../config.ts";
 import { PlantStoreStack } from "../plant-store-stack.ts";
 import { RegionRouting } from "./region-routing.ts";
@@ -70,7 +71,7 @@ export function addMultiRegionPlantStore(
   return regions.map((region) => {
     const stack = new PlantStoreStack(app, regionalStackName(stackName, region), {
       env: { region },
-      description: `Plant Store in ${region}: POST /plants on API Gateway HTTP API, Lambda and DynamoDB MRSC`,
+      description: `Plant Store in ${region}: ${describeRoutes()} on API Gateway HTTP API, Lambda and DynamoDB MRSC`,
       terminationProtection: config.terminationProtection,
       config: { ...config, tokenIssuer, existingTableName: tableName, customDomain: undefined },
     });

@@ -10,7 +10,8 @@ import {
   UNKNOWN_SIGNING_KEY,
 } from "./jws.ts";
 
-export interface TokenPolicy extends ClaimsPolicy {
+/** The issuer's tokens this API takes; the scope is each route's (lambda/http/routes.ts). */
+export interface TokenPolicy extends Omit<ClaimsPolicy, "requiredScope"> {
   jwksUrl: string;
 }
 
@@ -19,7 +20,10 @@ export interface Caller {
   clientId: string | undefined;
 }
 
-export type Authenticate = (authorizationHeader: string | undefined) => Promise<Caller>;
+export type Authenticate = (
+  authorizationHeader: string | undefined,
+  requiredScope: string,
+) => Promise<Caller>;
 
 /** The issuer's keys, or the options createIssuerKeys builds them with; the clock the system's when not given. */
 export interface AuthenticatorOptions extends IssuerKeysOptions {
@@ -44,16 +48,16 @@ export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorO
   const clock = options.clock ?? systemClock;
   const keys = options.keys ?? createIssuerKeys(policy, options);
 
-  return async (authorizationHeader) => {
+  return async (authorizationHeader, requiredScope) => {
     const token = decodeCompactJws(bearerToken(authorizationHeader));
     const algorithm = headerAlgorithm(token.header);
-    checkClaimsBeforeKeyLookup(token.payload, policy);
+    checkClaimsBeforeKeyLookup(token.payload, { ...policy, requiredScope });
     if (typeof token.header.kid !== "string") throw invalidToken(UNKNOWN_SIGNING_KEY);
 
     const key = await keys.signingKey(token.header.kid, algorithm);
     if (!signatureIsValid(algorithm, key, token)) throw invalidToken("bad signature");
 
-    checkClaimsAfterSignature(token.payload, policy, clock.now() / 1000);
+    checkClaimsAfterSignature(token.payload, { ...policy, requiredScope }, clock.now() / 1000);
     const { sub, client_id } = token.payload;
     return {
       subject: typeof sub === "string" ? sub : "",

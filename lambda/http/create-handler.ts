@@ -5,8 +5,6 @@ import { ApiError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
 import { type PlantStore, StoreFailedError } from "../plants/create-plant.ts";
-import type { SampledTracing } from "../tracing/sampled-tracing.ts";
-import { invocationTraceHeader } from "../tracing/trace-header.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,
@@ -15,21 +13,19 @@ import {
   toApiRequest,
 } from "./api-gateway.ts";
 import { toErrorResponse } from "./error-response.ts";
-import { OPERATIONS } from "./operations.ts";
-import { describeRoutes, matchRoute } from "./routes.ts";
+import { OPERATIONS, type OperationInput } from "./operations.ts";
+import { decodeParams, describeRoutes, matchRoute } from "./routes.ts";
 
 export interface Dependencies {
   authenticate: Authenticate;
   store: PlantStore;
   /** The metrics' dimension value: the Lambda function's name. */
   functionName?: string;
-  /** Runs each invocation inside its X-Ray trace (lambda/tracing/); without it, nothing is traced. */
-  traceInvocation?: SampledTracing["run"];
   /** The version that answers, the `Fault` metric's second dimension (AWS_LAMBDA_FUNCTION_VERSION). */
   functionVersion?: string;
   /**
    * Background work that must never delay an answer (the issuer's key-set refresh): called as each answer
-   * resolves, outside the invocation's trace, never awaited; it returns at once, deferring any work.
+   * resolves, outside the request's call timings, never awaited; it returns at once, deferring any work.
    */
   afterAnswer?: () => void;
 }
@@ -49,9 +45,9 @@ interface Ending {
 }
 
 /**
- * The API's operations (routes.ts, operations.ts) over API Gateway: find the operation, authenticate
- * before reading the body, run it, answer. A request for no operation of the table is a 404, as API
- * Gateway answers it before the function. It never throws: every request, answered or failed, ends in
+ * The API's operations (routes.ts, operations.ts) over API Gateway: find the route, authenticate with its
+ * scope before reading the body, run its operation, answer with its status. A request for no route of the
+ * table is a 404, as API Gateway answers it before the function. It never throws: every request ends in
  * one answer and one log line carrying the metrics, both built once, after the request is over.
  */
 export function createHandler({
@@ -59,7 +55,6 @@ export function createHandler({
   store,
   functionName = "local",
   functionVersion = "$LATEST",
-  traceInvocation,
   afterAnswer,
 }: Dependencies): Handler {
   const source = { functionName, functionVersion };
@@ -75,19 +70,23 @@ export function createHandler({
     const metrics: MetricCounts = coldStart ? { ColdStart: 1 } : {};
     coldStart = false;
     const request = toApiRequest(event, context);
-    // The log line's keys, learnt as the request goes (as a logger's appended keys, per request).
+    const log: OperationInput["log"] = {};
     let clientId: string | undefined;
-    let plantId: string | undefined;
     let ending: Ending;
     try {
-      const route = matchRoute(request.method, request.path);
-      if (route === undefined)
+      const match = matchRoute(request.method, request.path);
+      if (match === undefined)
         throw new ApiError("RouteNotFound", `not found: this API serves ${describeRoutes()}`);
-      ({ clientId } = await authenticate(request.headers.get("authorization")));
-      const parsed = await OPERATIONS[route.operationId](request);
-      plantId = parsed.plantId;
-      const { body, metric, storeCalls } = await parsed.run({ store });
-      ending = { response: { status: 200, body }, metric, storeCalls };
+      const { route } = match;
+      const params = decodeParams(match.rawParams);
+      ({ clientId } = await authenticate(request.headers.get("authorization"), route.scope));
+      const { body, metric, storeCalls } = await OPERATIONS[route.operationId]({
+        request,
+        params,
+        store,
+        log,
+      });
+      ending = { response: { status: route.status, body }, metric, storeCalls };
     } catch (error) {
       ending = failureEnding(error, request.requestId);
     }
@@ -100,12 +99,12 @@ export function createHandler({
         requestId: request.requestId,
         traceId,
         status: ending.response.status,
-        latencyMs: elapsed(startedAt),
+        latencyMs: rounded(performance.now() - startedAt),
         storeMs: rounded(timings.storeMs),
         issuerMs: rounded(timings.issuerMs),
         errorKind: ending.errorKind,
         clientId,
-        plantId,
+        plantId: log.plantId,
         detail: ending.detail,
       },
       source,
@@ -114,15 +113,17 @@ export function createHandler({
     return toApiGatewayResult(ending.response);
   };
   return (event, context) => {
-    // Read as the invocation starts: Lambda sets it per invocation.
-    const trace = invocationTraceHeader();
-    const respondTraced = () => withCallTimings((timings) => respond(event, context, trace?.root, timings));
-    const answered = traceInvocation ? traceInvocation(trace, respondTraced) : respondTraced();
-    // Registered here, outside the invocation's trace: the background work is no call of this request.
+    // Read as the invocation starts, before anything awaits: Lambda sets it per invocation.
+    const traceId = TRACE_ROOT.exec(process.env._X_AMZN_TRACE_ID ?? "")?.[1];
+    const answered = withCallTimings((timings) => respond(event, context, traceId, timings));
+    // Registered out here, so that the background work's calls are timed as no request's.
     if (afterAnswer) void answered.then(afterAnswer);
     return answered;
   };
 }
+
+/** The X-Ray trace id in Lambda's `_X_AMZN_TRACE_ID` (`Root=1-…;Parent=…;Sampled=…`): the log line's way to the trace. */
+const TRACE_ROOT = /(?:^|;)\s*Root=(1-[0-9a-f]{8}-[0-9a-f]{24})\s*(?:;|$)/;
 
 /** A failure as lambda/http/error-response.ts answers it; for a 5xx, what failed underneath. */
 function failureEnding(error: unknown, requestId: string): Ending {
@@ -134,10 +135,6 @@ function failureEnding(error: unknown, requestId: string): Ending {
     errorKind: kind,
     ...(response.status >= 500 ? { detail: describeFailure(error) } : {}),
   };
-}
-
-function elapsed(startedAt: number): number {
-  return rounded(performance.now() - startedAt);
 }
 
 function rounded(ms: number): number {

@@ -4,43 +4,37 @@ import { parseNewPlant } from "../request/parse-new-plant.ts";
 import type { ApiRequest } from "./api-gateway.ts";
 import type { OperationId } from "./routes.ts";
 
-/** What an operation runs on. */
-export interface OperationDependencies {
+/** What an operation is given: the authenticated request, its decoded path parameters, the store. */
+export interface OperationInput {
+  request: ApiRequest;
+  /** The route's `{name}` segments, percent-decoded. */
+  params: Record<string, string>;
   store: PlantStore;
+  /** The request's log line: the operation names the plant it is about as soon as it knows it. */
+  log: { plantId?: string };
 }
 
 export interface OperationOutcome {
-  /** The 200 answer's body. */
+  /** The success answer's body; its status is the route's. */
   body: unknown;
-  /** What the request did, counted in the metrics. */
-  metric: MetricName;
+  /** What the request did, counted in the metrics, if anything. */
+  metric?: MetricName;
   /** Its calls to the store: the StoreAttempts metric. */
   storeCalls: number;
 }
 
-/** An authenticated request the operation has read: which plant it is about, and the work to run. */
-export interface ParsedRequest {
-  /** For the request's log line. */
-  plantId: string;
-  run(dependencies: OperationDependencies): Promise<OperationOutcome>;
-}
-
-/** One operation: it reads the request (a bad one throws a 4xx of lambda/errors.ts) and says what to run. */
-export type Operation = (request: ApiRequest) => Promise<ParsedRequest>;
+/** One operation: a bad request throws a 4xx of lambda/errors.ts, a store fault its 503 or a bug. */
+export type Operation = (input: OperationInput) => Promise<OperationOutcome>;
 
 /**
  * Every operation of the routes table, by its operationId: a route added to the table without its
- * operation here does not compile. A failure is thrown as one of lambda/errors.ts.
+ * operation here does not compile.
  */
 export const OPERATIONS: { readonly [Id in OperationId]: Operation } = {
-  createPlant: async (request) => {
+  createPlant: async ({ request, store, log }) => {
     const newPlant = await parseNewPlant(request.headers.get("content-type"), request.body);
-    return {
-      plantId: newPlant.id.toString(),
-      async run({ store }) {
-        const { plant, replayed, storeCalls } = await createPlant(store, newPlant);
-        return { body: plant, metric: replayed ? "Replayed" : "Created", storeCalls };
-      },
-    };
+    log.plantId = newPlant.id.toString();
+    const { plant, replayed, storeCalls } = await createPlant(store, newPlant);
+    return { body: plant, metric: replayed ? "Replayed" : "Created", storeCalls };
   },
 };

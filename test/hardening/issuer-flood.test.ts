@@ -46,11 +46,10 @@ beforeAll(async () => {
       jwksUrl: jwks.url,
       audiences: [],
       clientIds: [LOCAL_CLIENT_ID],
-      requiredScope: DEFAULT_REQUIRED_SCOPE,
     },
     { clock },
   );
-  await authenticate(`Bearer ${await issuer.mint()}`);
+  await authenticate(`Bearer ${await issuer.mint()}`, DEFAULT_REQUIRED_SCOPE);
 });
 
 afterAll(async () => {
@@ -68,7 +67,9 @@ async function heapGrowthOver(token: (index: number) => string, refusal: (error:
   let refused = 0;
   const sendFrom = async (start: number, count: number) => {
     for (let index = start; index < start + count; index++) {
-      const failure = await authenticate(`Bearer ${token(index)}`).catch((error: unknown) => error);
+      const failure = await authenticate(`Bearer ${token(index)}`, DEFAULT_REQUIRED_SCOPE).catch(
+        (error: unknown) => error,
+      );
       if (refusal(failure)) refused++;
     }
   };
@@ -113,6 +114,9 @@ test("20,000 distinct unknown kids, the key set refetched every 50: the heap sta
   expect(jwks.fetches() - fetchesBefore).toBe((WARM_UP + FLOOD) / 50);
   // Every one refused: 401 after a refetch, 503 inside the window.
   await expect(
-    authenticate(`Bearer ${forged({ alg: "RS256", kid: "unknown" }, claims, signature)}`),
+    authenticate(
+      `Bearer ${forged({ alg: "RS256", kid: "unknown" }, claims, signature)}`,
+      DEFAULT_REQUIRED_SCOPE,
+    ),
   ).rejects.toMatchObject({ status: 503 });
 });

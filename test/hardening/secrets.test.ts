@@ -11,6 +11,7 @@ import { createHandler, type Handler } from "../../lambda/http/create-handler.ts
 import { generateSigningKey, type MintOptions } from "../../local/token-issuer.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
 import { type Harness, startHarness } from "../../support/harness.ts";
+import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
 import {
   accessTokenClaims,
@@ -79,11 +80,9 @@ test("no token, signature, Authorization value or AWS credential appears in any 
     }),
     createHandler({
       authenticate: harness.dependencies.authenticate,
-      store: {
-        putIfAbsent: async () => {
-          throw new TypeError("a bug in the store");
-        },
-      },
+      store: new InMemoryPlantStore(async () => {
+        throw new TypeError("a bug in the store");
+      }),
     }),
   ];
 

@@ -130,12 +130,13 @@ describe.each(["deployed", "local"] as const)("the %s bundle", (kind) => {
     });
   });
 
-  it("signs with its own SigV4 and verifies tokens with its own code on node:crypto, no package", async () => {
+  it("signs with its own SigV4 and verifies tokens with its own code on node:crypto; parses with lossless-json", async () => {
     const sources = await bundledSources(bundles[kind]);
     expect(sources).toContain("lambda/store/sigv4.ts");
     expect(sources).toContain("lambda/auth/jws.ts");
-    expect(sources).toContain("lambda/tracing/invocation-tracing.ts");
-    expect(sources.filter((source) => source.includes("node_modules"))).toEqual([]);
+    expect(
+      sources.filter((source) => source.includes("node_modules") && !source.includes("/lossless-json/")),
+    ).toEqual([]);
     const code = await readFile(bundles[kind], "utf8");
     expect(code).not.toContain("createDynamoDbPlantStore"); // minified
   });
@@ -150,11 +151,11 @@ describe("the two bundles", () => {
   });
 
   it.each(["deployed", "local"] as const)(
-    "%s: the traces are a chunk of their own, imported only at the first sampled invocation",
+    "%s: the refusals' messages are a chunk of their own, imported only at the first body refused",
     async (kind) => {
       const entry = await readFile(bundles[kind], "utf8");
-      expect(entry).toMatch(/import\("\.\/chunks\/invocation-tracing-[\w-]+\.mjs"\)/);
-      expect(entry).not.toMatch(/from\s*"\.\/chunks\/invocation-tracing-/);
+      expect(entry).toMatch(/import\("\.\/chunks\/schema-refusals-[\w-]+\.mjs"\)/);
+      expect(entry).not.toMatch(/from\s*"\.\/chunks\/schema-refusals-/);
     },
   );
 

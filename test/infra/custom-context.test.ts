@@ -4,6 +4,7 @@ import { ContextError } from "../../infra/config.ts";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../infra/cors.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
 import { readConfig } from "../../lambda/config.ts";
+import { ROUTES } from "../../lambda/http/routes.ts";
 import {
   deployedHandlerEnvironment,
   handlerResource,
@@ -99,11 +100,11 @@ describe("with sizing and limits from context", () => {
     });
   });
 
-  it("allows cross-origin POSTs from the configured origins only", () => {
+  it("allows cross-origin calls of the routes' methods from the configured origins only", () => {
     template.hasResourceProperties("AWS::ApiGatewayV2::Api", {
       CorsConfiguration: {
         AllowOrigins: ["https://app.example.com", "https://admin.example.com"],
-        AllowMethods: ["POST"],
+        AllowMethods: [...new Set(ROUTES.map(({ method }) => method))],
         AllowHeaders: [...CORS_ALLOW_HEADERS],
         ExposeHeaders: [...CORS_EXPOSE_HEADERS],
         MaxAge: CORS_MAX_AGE_SECONDS,

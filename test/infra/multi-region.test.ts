@@ -4,6 +4,7 @@
  * with a domain, latency records whose health follows each Region's. Synthesis itself fails on any finding
  * of cdk-nag, CloudFormation Validate or the deploy rules in any stack; cfn-lint runs on every template.
  */
+
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import { HEALTH_EVALUATION_PERIODS, UNHEALTHY_5XX_SHARE } from "../../infra/mult
 import { PlantStoreStack } from "../../infra/plant-store-stack.ts";
 import type { TemplateResource } from "../../infra/rules/deploy-rule.ts";
 import { checkStack } from "../../infra/rules/plugin.ts";
+import { describeRoutes } from "../../lambda/http/routes.ts";
 import { type SynthesizedAppStack, synthesizedApp, synthesizedTemplate } from "../support/synthesize.ts";
 
 const US = ["us-east-1", "us-east-2", "us-west-2"];
@@ -322,7 +324,7 @@ describe("without -c regions", () => {
     };
     const directApp = new App({ context: { ...cdkJson.context, "aws:cdk:bundling-stacks": [] } });
     const direct = new PlantStoreStack(directApp, "PlantStore", {
-      description: "Plant Store: POST /plants on API Gateway HTTP API, Lambda and DynamoDB",
+      description: `Plant Store: ${describeRoutes()} on API Gateway HTTP API, Lambda and DynamoDB`,
       config: readPlantStoreConfig(() => undefined),
     });
     Tags.of(direct).add(STACK_TAG, "PlantStore", { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });

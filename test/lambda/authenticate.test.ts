@@ -71,7 +71,6 @@ function policyFor(server: JwksServer): TokenPolicy {
     jwksUrl: server.url,
     audiences: [],
     clientIds: [LOCAL_CLIENT_ID],
-    requiredScope: DEFAULT_REQUIRED_SCOPE,
   };
 }
 
@@ -313,7 +312,9 @@ describe("prefetching the key set at init", () => {
     const authenticate = createAuthenticator(policyFor(server), { prefetchKeys: true, fetcher });
     expect(fetcher.started).toBe(1);
     await vi.waitFor(() => expect(server.fetches()).toBe(1));
-    await expect(authenticate(`Bearer ${await issuer.mint()}`)).resolves.toMatchObject({
+    await expect(
+      authenticate(`Bearer ${await issuer.mint()}`, DEFAULT_REQUIRED_SCOPE),
+    ).resolves.toMatchObject({
       clientId: LOCAL_CLIENT_ID,
     });
     expect(server.fetches()).toBe(1);
@@ -325,7 +326,7 @@ describe("prefetching the key set at init", () => {
     const authenticate = createAuthenticator(policyFor(server), { fetcher });
     // A prefetch starts its fetch before createAuthenticator returns (see the test above).
     expect(fetcher.started).toBe(0);
-    await authenticate(`Bearer ${await issuer.mint()}`);
+    await authenticate(`Bearer ${await issuer.mint()}`, DEFAULT_REQUIRED_SCOPE);
     expect(fetcher.started).toBe(1);
     expect(server.fetches()).toBe(1);
   });
@@ -342,7 +343,9 @@ describe("prefetching the key set at init", () => {
       expect(server.fetches()).toBe(1);
 
       server.setBehaviour("serve");
-      await expect(authenticate(`Bearer ${await issuer.mint()}`)).resolves.toMatchObject({
+      await expect(
+        authenticate(`Bearer ${await issuer.mint()}`, DEFAULT_REQUIRED_SCOPE),
+      ).resolves.toMatchObject({
         clientId: LOCAL_CLIENT_ID,
       });
       expect(server.fetches()).toBe(2);
@@ -363,7 +366,9 @@ describe("prefetching the key set at init", () => {
       const server = await startIssuer("fail");
       const authenticate = createAuthenticator(policyFor(server), { prefetchKeys: true, clock });
       await vi.waitFor(() => expect(server.fetches()).toBe(1));
-      const failure = await authenticate(`Bearer ${await issuer.mint()}`).catch((error: unknown) => error);
+      const failure = await authenticate(`Bearer ${await issuer.mint()}`, DEFAULT_REQUIRED_SCOPE).catch(
+        (error: unknown) => error,
+      );
       expect(failure).toMatchObject({ status: 503 });
       expect(server.fetches()).toBe(2);
     } finally {

@@ -13,7 +13,6 @@ import {
   KEY_SET_REFRESH_INTERVAL_SECONDS,
 } from "../../lambda/auth/issuer-keys.ts";
 import { createJwksFetcher, JWKS_RESPONSE_TIMEOUT_MS } from "../../lambda/auth/key-set-download.ts";
-import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { handlerFor } from "../../lambda/handler.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
 import { ensurePlantsTable, type LocalDynamoDb, startDynalite } from "../../local/dynamodb.ts";
@@ -255,6 +254,5 @@ function localClientPolicy(jwksUrl: string): TokenPolicy {
     jwksUrl,
     audiences: [],
     clientIds: [LOCAL_CLIENT_ID],
-    requiredScope: DEFAULT_REQUIRED_SCOPE,
   };
 }

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readConfig } from "../../lambda/config.ts";
+import { productionDependencies } from "../../lambda/dependencies.ts";
 import { ApiError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
+import { describeRoutes, matchRoute } from "../../lambda/http/routes.ts";
 import { describeFields } from "../../lambda/plants/create-plant.ts";
 import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
 import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts";
+import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { expectErrorAnswer } from "../support/answers.ts";
 import { captureLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
@@ -146,6 +150,26 @@ describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version)
   });
 });
 
+it("asks for the deployment's name of the write scope when REQUIRED_SCOPE gives one", async () => {
+  const renamed = createHandler(
+    productionDependencies(readConfig({ ...harness.environment, REQUIRED_SCOPE: "plants.write" })),
+  );
+  const event = (scope: string) =>
+    harness.issuer
+      .mint({ scope })
+      .then((scoped) =>
+        apiGatewayEvent("2.0", { token: scoped, body: JSON.stringify({ id: nextId++, name: "Fern" }) }),
+      );
+  const logs = captureLogs();
+  try {
+    const refused = await renamed(await event("plants/write"));
+    expect(refused.headers["www-authenticate"]).toContain('scope="plants.write"');
+    expect((await renamed(await event("plants.write"))).statusCode).toBe(200);
+  } finally {
+    logs.restore();
+  }
+});
+
 describe("int64 ids", () => {
   const create = (id: string, name = "Fern") =>
     harness.handler(apiGatewayEvent("2.0", { token, body: `{"id":${id},"name":"${name}"}` }));
@@ -188,9 +212,9 @@ describe("failures", () => {
   it("answers a bug with a generic 500 naming the request id, and logs the details", async () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
-      store: {
-        putIfAbsent: () => Promise.reject(new TypeError("secret internals: cannot read 'x' of undefined")),
-      },
+      store: new InMemoryPlantStore(() =>
+        Promise.reject(new TypeError("secret internals: cannot read 'x' of undefined")),
+      ),
     });
     const logs = captureLogs();
     try {
@@ -214,12 +238,11 @@ describe("failures", () => {
   it("answers an unavailable store with 503 and Retry-After", async () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
-      store: {
-        putIfAbsent: () =>
-          Promise.reject(
-            new ApiError("StoreUnavailable", "the plant store is unavailable", { retryAfterSeconds: 1 }),
-          ),
-      },
+      store: new InMemoryPlantStore(() =>
+        Promise.reject(
+          new ApiError("StoreUnavailable", "the plant store is unavailable", { retryAfterSeconds: 1 }),
+        ),
+      ),
     });
     const logs = captureLogs();
     try {
@@ -244,12 +267,15 @@ describe("failures", () => {
   });
 
   it("answers 404 to a method and path of no route in lambda/http/routes.ts, before authenticating", async () => {
+    expect(
+      matchRoute("PUT", "/plants/1") ?? matchRoute("POST", "/plants/") ?? matchRoute("DELETE", "/"),
+    ).toBeUndefined();
     const logs = captureLogs();
     try {
       const id = nextId++;
       for (const version of PAYLOAD_VERSIONS) {
         for (const [method, path] of [
-          ["GET", "/plants"],
+          ["DELETE", "/"],
           ["POST", "/plants/"],
           ["PUT", `/plants/${id}`],
         ]) {
@@ -257,7 +283,9 @@ describe("failures", () => {
           Object.assign(event, version === "2.0" ? { rawPath: path } : { path, httpMethod: method });
           if (version === "2.0") Object.assign(event.requestContext, { http: { method, path } });
           const result = await harness.handler(event);
-          expect(expectErrorAnswer(result, 404).message).toBe("not found: this API serves POST /plants");
+          expect(expectErrorAnswer(result, 404).message).toBe(
+            `not found: this API serves ${describeRoutes()}`,
+          );
           // Answered before the token was read: no challenge, and nothing written.
           expect(result.headers["www-authenticate"]).toBeUndefined();
         }
@@ -305,6 +333,21 @@ describe("failures", () => {
       expect(line.storeMs).toBeLessThanOrEqual(line.latencyMs ?? 0);
       expect(line.issuerMs).toBe(0);
     } finally {
+      logs.restore();
+    }
+  });
+
+  it("logs the X-Ray trace id Lambda sets for each invocation, read as it starts", async () => {
+    const logs = captureLogs();
+    const root = "1-5759e988-bd862e3fe1be46a994272793";
+    try {
+      process.env._X_AMZN_TRACE_ID = `Root=${root};Parent=53995c3f42cd8ad8;Sampled=1`;
+      const answered = harness.handler(apiGatewayEvent("2.0", { token, body: '{"id":1,"name":5}' }));
+      process.env._X_AMZN_TRACE_ID = "Root=1-5759e988-000000000000000000000000;Sampled=0";
+      expect((await answered).statusCode).toBe(400);
+      expect(JSON.parse(logs.stdoutLines().at(-1) ?? "")).toMatchObject({ traceId: root });
+    } finally {
+      delete process.env._X_AMZN_TRACE_ID;
       logs.restore();
     }
   });

@@ -9,7 +9,6 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
-import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
@@ -67,7 +66,6 @@ function functionServing(keys: object[]): (token: string) => Promise<ApiGatewayR
       jwksUrl: jwks.url,
       audiences: [],
       clientIds: [LOCAL_CLIENT_ID],
-      requiredScope: DEFAULT_REQUIRED_SCOPE,
     }),
     store: new InMemoryPlantStore(),
   });

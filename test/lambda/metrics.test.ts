@@ -4,6 +4,7 @@ import { createHandler, type Handler } from "../../lambda/http/create-handler.ts
 import { METRIC_NAMES } from "../../lambda/metrics.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness } from "../../support/harness.ts";
+import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
 import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
 let harness: Harness;
@@ -116,13 +117,11 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   it("counts an unavailable store and the attempts it took", async () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
-      store: {
-        async putIfAbsent() {
-          const unavailable = storeUnavailable("not-written", 1);
-          unavailable.storeCalls = 3;
-          throw unavailable;
-        },
-      },
+      store: new InMemoryPlantStore(async () => {
+        const unavailable = storeUnavailable("not-written", 1);
+        unavailable.storeCalls = 3;
+        throw unavailable;
+      }),
     });
     const [line] = await metricsOf(handler, plant(nextId++));
     expect(line).toMatchObject({ StoreUnavailable: 1, StoreAttempts: 3 });
@@ -132,11 +131,12 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   it("counts a create whose first write went unconfirmed, found by its retry, as Created, not Replayed", async () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
-      store: {
-        async putIfAbsent(newPlant) {
-          return { created: false, existing: newPlant, afterUnconfirmedWrite: true, calls: 2 };
-        },
-      },
+      store: new InMemoryPlantStore(async (newPlant) => ({
+        created: false,
+        existing: newPlant,
+        afterUnconfirmedWrite: true,
+        calls: 2,
+      })),
     });
     const [line] = await metricsOf(handler, plant(nextId++));
     expect(line).toMatchObject({ Created: 1, StoreAttempts: 2 });
@@ -175,7 +175,7 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   it("counts a bug's 500 as Fault, per function and per version, and nothing else as Fault", async () => {
     const handler = createHandler({
       authenticate: harness.dependencies.authenticate,
-      store: { putIfAbsent: () => Promise.reject(new TypeError("a bug")) },
+      store: new InMemoryPlantStore(() => Promise.reject(new TypeError("a bug"))),
       functionName: "PlantStore-Handler",
       functionVersion: "7",
     });

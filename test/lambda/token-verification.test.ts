@@ -39,7 +39,6 @@ function policy(overrides: Partial<TokenPolicy> = {}): TokenPolicy {
     jwksUrl: jwks.url,
     audiences: [],
     clientIds: [LOCAL_CLIENT_ID],
-    requiredScope: "plants/write",
     ...overrides,
   };
 }
@@ -92,7 +91,7 @@ function claimsWith(overrides: Record<string, unknown>): Record<string, unknown>
 /** What the caller is answered: the status and message of the failure (200 when none). */
 async function answer(jwt: string, check: Authenticate = authenticate): Promise<[number, string]> {
   try {
-    await check(`Bearer ${jwt}`);
+    await check(`Bearer ${jwt}`, "plants/write");
     return [200, ""];
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

@@ -2,8 +2,10 @@
  * The local run's CORS settings and answers (local/cors.ts), as API Gateway's HTTP API gives them; and
  * its log, which says what a browser hides from its page when it refuses an origin ("Failed to fetch").
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../../infra/cors.ts";
+import { ROUTES } from "../../lambda/http/routes.ts";
 import { corsAllowOriginsFrom, corsAnswerHeaders, preflightResult } from "../../local/cors.ts";
 import { type LocalApi, startLocalApi } from "../../local/local-api.ts";
 import { mintLocalToken } from "../../local/local-issuer.ts";
@@ -39,7 +41,7 @@ describe("answers", () => {
       statusCode: 204,
       headers: {
         "access-control-allow-origin": "http://localhost:5173",
-        "access-control-allow-methods": "POST",
+        "access-control-allow-methods": [...new Set(ROUTES.map(({ method }) => method))].join(","),
         "access-control-allow-headers": CORS_ALLOW_HEADERS.join(","),
         "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
         vary: "origin",

@@ -45,13 +45,7 @@ export async function cleanUp(): Promise<void> {
 /** The environment of a command: the test's, without a user's settings that would change what it does. */
 export function commandEnvironment(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...overrides };
-  for (const name of [
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "PLANTS_TABLE",
-    "PORT",
-    "PLANTS_DATA_DIR",
-    "AWS_XRAY_DAEMON_ADDRESS",
-  ]) {
+  for (const name of ["AWS_ENDPOINT_URL_DYNAMODB", "PLANTS_TABLE", "PORT", "PLANTS_DATA_DIR"]) {
     if (!(name in overrides)) delete env[name];
   }
   return env;
