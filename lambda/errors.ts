@@ -30,8 +30,8 @@ export const API_ERRORS = {
   UnknownSigningKey: { status: 401, kind: "invalid_token", metric: "UnknownSigningKey", challenge: true },
   InsufficientScope: { status: 403, kind: "insufficient_scope", metric: "RefusedAuth", challenge: true },
   PlantConflict: { status: 409, kind: "conflict", metric: "Conflict" },
-  /** No operation of the routes table (lambda/http/routes.ts) has this method and path. */
-  RouteNotFound: { status: 404, kind: "no_route" },
+  /** No route of lambda/http/routes.ts has this method and path, or no resource this path names. */
+  NotFound: { status: 404, kind: "not_found" },
   StoreUnavailable: { status: 503, kind: "store_unavailable", metric: "StoreUnavailable" },
   /**
    * A kid not in the key set while a refetch is held back after a fresh key set lacked another: only the

@@ -76,7 +76,7 @@ export function createHandler({
     try {
       const match = matchRoute(request.method, request.path);
       if (match === undefined)
-        throw new ApiError("RouteNotFound", `not found: this API serves ${describeRoutes()}`);
+        throw new ApiError("NotFound", `not found: this API serves ${describeRoutes()}`);
       const { route } = match;
       const params = decodeParams(match.rawParams);
       ({ clientId } = await authenticate(request.headers.get("authorization"), route.scope));

@@ -295,7 +295,7 @@ describe("failures", () => {
       expect(await storedItem(String(id))).toBeUndefined();
       const lines = logs.stdoutLines().map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.filter((line) => line.status === 404)).toHaveLength(6);
-      expect(lines.find((line) => line.status === 404)).toMatchObject({ errorKind: "no_route" });
+      expect(lines.find((line) => line.status === 404)).toMatchObject({ errorKind: "not_found" });
     } finally {
       logs.restore();
     }
