@@ -1,3 +1,4 @@
+import { DEFAULT_REQUIRED_SCOPE } from "../defaults.ts";
 import { ApiError } from "../errors.ts";
 
 /**
@@ -7,7 +8,7 @@ import { ApiError } from "../errors.ts";
  * answers API Gateway's own 404 for anything else.
  */
 export const ROUTES = [
-  { method: "POST", path: "/plants", operationId: "createPlant", scope: "plants/write", status: 200 },
+  { method: "POST", path: "/plants", operationId: "createPlant", scope: DEFAULT_REQUIRED_SCOPE, status: 200 },
 ] as const satisfies readonly RouteDefinition[];
 
 /** The methods an HTTP API route can have, as API Gateway and the OpenAPI document (lower-cased) spell them. */
