@@ -16,8 +16,8 @@ const OPENAPI_PATH = fileURLToPath(new URL("../openapi/openapi.yaml", import.met
 export const FIELDS_START =
   "<!-- NewPlant's fields: written by npm run generate from openapi/openapi.yaml -->";
 export const FIELDS_END = "<!-- end of NewPlant's fields -->";
-/** The 409 example, up to the fields it names. */
-const CONFLICT_EXAMPLE = /(a plant with id 1 already exists with another )[^`]*/g;
+/** The 409 row, its text and its example, up to the fields each names. */
+const CONFLICT_EXAMPLE = /(exists with another )[^`;]*/g;
 /** What every PlantText is, beyond its length (the schema's own description says why). */
 const PLANT_TEXT_RULES = "a `PlantText`: not blank, no control characters, no U+FFFD";
 

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { describeFields } from "../../lambda/plants/create-plant.ts";
+import { PLANT_FIELDS, type PlantField } from "../../lambda/plants/plant.ts";
 import { fieldTable, readmeFromContract, readOpenApiDocument } from "../../tools/readme-contract.ts";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -29,7 +31,9 @@ describe("README.md", () => {
 
   it("shows every field of NewPlant, with the 409 example naming every stored one", () => {
     expect(readme).toContain(fieldTable(document));
-    expect(readme).toContain("`a plant with id 1 already exists with another name or tag`");
+    const fields = describeFields(PLANT_FIELDS);
+    expect(readme).toContain(`the id exists with another ${fields}; nothing is changed`);
+    expect(readme).toContain(`\`a plant with id 1 already exists with another ${fields}\``);
   });
 });
 
@@ -39,10 +43,12 @@ describe("a field added to the document", () => {
     expect(regenerated).toContain(
       `| \`${name}\` | string | optional; 1 to 64 characters; a \`PlantText\`: not blank, no control characters, no U+FFFD |`,
     );
-    expect(regenerated).toContain(`a plant with id 1 already exists with another name, tag or ${name}\``);
+    const fields = describeFields([...PLANT_FIELDS, { name } as PlantField]);
+    expect(regenerated).toContain(`the id exists with another ${fields}; nothing is changed`);
+    expect(regenerated).toContain(`a plant with id 1 already exists with another ${fields}\``);
     // Nothing else of the README changes.
     const withoutContract = (text: string) =>
-      text.replace(/^\| `\w+` \| \w+ \| .*\|\n/gm, "").replace(/already exists with another [^`]*/g, "");
+      text.replace(/^\| `\w+` \| \w+ \| .*\|\n/gm, "").replace(/exists with another [^`;]*/g, "");
     expect(withoutContract(regenerated)).toBe(withoutContract(readme));
   });
 });
