@@ -44,7 +44,6 @@ export function productionDependencies(
     deadlineMs: config.storeDeadlineMs,
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     maxAttempts: config.storeMaxAttempts,
-    observeCall: tracing?.observeDynamoDbCall,
   });
   if (levers.prewarmStore) void store.prewarm();
   const keys = createIssuerKeys(config, {

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dgram from "node:dgram";
 import type { KeySetFetchObserver } from "../auth/key-set-download.ts";
-import type { DynamoDbCallObserver } from "../store/dynamodb-client.ts";
 import { createDaemonClient, type DaemonClient } from "./daemon-client.ts";
+import type { DynamoDbCallOutcome } from "./subsegments.ts";
 import {
   type CallTimes,
   dynamoDbSubsegment,
@@ -10,6 +10,9 @@ import {
   type TracedHeader,
 } from "./subsegments.ts";
 import type { DaemonAddress } from "./trace-header.ts";
+
+/** Called as a DynamoDB call starts; what it returns, if anything, once as it ends. */
+type DynamoDbCallObserver = (operation: string) => ((outcome: DynamoDbCallOutcome) => void) | undefined;
 
 export interface TracingSettings {
   /** AWS_XRAY_DAEMON_ADDRESS, read (sampled-tracing.ts). */

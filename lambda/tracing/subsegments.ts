@@ -1,5 +1,13 @@
 import type { KeySetFetchOutcome } from "../auth/key-set-download.ts";
-import type { DynamoDbCallOutcome } from "../store/dynamodb-client.ts";
+
+/** How one DynamoDB call ended: its answer's status, request id and error type, or why none came. */
+export interface DynamoDbCallOutcome {
+  status?: number;
+  requestId?: string | undefined;
+  errorType?: string;
+  failure?: unknown;
+}
+
 import type { TraceHeader } from "./trace-header.ts";
 
 /**
