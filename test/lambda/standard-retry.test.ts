@@ -1,3 +1,7 @@
+/**
+ * The retry loop's own rules. What a store under faults does with it (attempts, backoff, the quota spent
+ * and refilled by 200 requests): test/hardening/store-faults.test.ts.
+ */
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lambda/clock.ts";
 import {
@@ -72,38 +76,6 @@ describe("withRetries", () => {
     const { counter, attempt } = scripted([permanent]);
     await expect(withRetries(options(), attempt)).rejects.toBe(permanent);
     expect(counter.attempts).toBe(1);
-  });
-
-  it("makes at most maxAttempts attempts, and gives up with the last failure as the cause", async () => {
-    const { counter, attempt } = scripted(Array.from({ length: 10 }, () => throttled));
-    const failure = await withRetries(options(), attempt).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).cause).toBe(throttled);
-    expect(counter.attempts).toBe(3);
-
-    const five = scripted(Array.from({ length: 10 }, () => throttled));
-    await expect(
-      withRetries(options({ policy: { ...policy, maxAttempts: 5 } }), five.attempt),
-    ).rejects.toThrow(RetriesExhaustedError);
-    expect(five.counter.attempts).toBe(5);
-  });
-
-  it("waits a full-jitter exponential backoff between attempts, capped", async () => {
-    const time = fakeTime(() => 0.5);
-    const { attempt } = scripted(Array.from({ length: 10 }, () => throttled));
-    const capped = { ...policy, maxAttempts: 6, maxDelayMs: 300 };
-    await withRetries(options({ policy: capped, environment: time.environment }), attempt).catch(
-      () => undefined,
-    );
-    // Half of min(300, 25 × 2ⁿ) for n = 0..4.
-    expect(time.sleeps).toEqual([12.5, 25, 50, 100, 150]);
-
-    const noJitter = fakeTime(() => 0);
-    await withRetries(
-      options({ environment: noJitter.environment }),
-      scripted([throttled, throttled]).attempt,
-    );
-    expect(noJitter.sleeps).toEqual([0, 0]);
   });
 
   it("gives up at the deadline, without sleeping past it", async () => {
@@ -191,23 +163,6 @@ describe("the retry quota", () => {
     expect(quota.available).toBe(401);
     await withRetries(options({ quota }), scripted([throttled, transient]).attempt);
     expect(quota.available).toBe(401 - RETRY_COST - TRANSIENT_RETRY_COST + TRANSIENT_RETRY_COST);
-  });
-
-  it("once spent, fails at the first retryable failure without retrying, and refills with successes", async () => {
-    const quota = createRetryQuota(12);
-    const first = scripted(Array.from({ length: 3 }, () => throttled));
-    await expect(withRetries(options({ quota }), first.attempt)).rejects.toThrow(RetriesExhaustedError);
-    expect(first.counter.attempts).toBe(3);
-    expect(quota.available).toBe(2);
-
-    const spent = scripted(Array.from({ length: 3 }, () => throttled));
-    await expect(withRetries(options({ quota }), spent.attempt)).rejects.toThrow(/quota/);
-    expect(spent.counter.attempts).toBe(1);
-
-    for (let success = 0; success < 3; success++) await withRetries(options({ quota }), scripted([]).attempt);
-    const refilled = scripted([throttled]);
-    expect(await withRetries(options({ quota }), refilled.attempt)).toBe("done");
-    expect(refilled.counter.attempts).toBe(2);
   });
 });
 
