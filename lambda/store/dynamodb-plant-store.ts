@@ -81,7 +81,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
     /** Shared by every request of this instance, as the SDK client's quota is. */
     quota: createRetryQuota(),
     clock,
-    ...(settings.random ? { random: settings.random } : {}),
+    random: settings.random ?? Math.random,
   };
 
   return {

@@ -6,12 +6,10 @@ import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lambda/clock.ts";
 import {
   createRetryQuota,
-  RETRY_COST,
+  RETRY_COSTS,
   RetriesExhaustedError,
   type RetryOptions,
   type RetryPolicy,
-  type RetryQuota,
-  TRANSIENT_RETRY_COST,
   withRetries,
 } from "../../lambda/retry/standard-retry.ts";
 import { FakeClock } from "../support/fake-clock.ts";
@@ -22,7 +20,6 @@ function fakeTime(random = () => 0.5) {
   return {
     environment: { clock, random },
     advance: (ms: number) => clock.advance(ms),
-    sleeps: clock.sleeps,
     now: () => clock.now(),
   };
 }
@@ -40,17 +37,21 @@ const throttled = new Error("throttled");
 const classify: RetryOptions["classify"] = (error) =>
   error === transient ? "transient" : error === throttled ? "throttling" : undefined;
 
-type TestOptions = Omit<RetryOptions, "clock" | "random"> & {
-  environment?: Pick<RetryOptions, "clock" | "random">;
-};
-
+/** The options of one test: a full quota, fake time, and the exhausted retries thrown as they are. */
 function options({
   environment = fakeTime().environment,
   ...overrides
-}: Partial<TestOptions> = {}): RetryOptions & {
-  quota: RetryQuota;
-} {
-  return { policy, quota: createRetryQuota(), classify, ...environment, ...overrides };
+}: Partial<Omit<RetryOptions, "clock" | "random">> & {
+  environment?: Pick<RetryOptions, "clock" | "random">;
+} = {}): RetryOptions {
+  return {
+    policy,
+    quota: createRetryQuota(),
+    classify,
+    giveUp: (exhausted) => exhausted,
+    ...environment,
+    ...overrides,
+  };
 }
 
 /** An attempt that fails with `failures` in order, then succeeds; it counts its calls. */
@@ -128,7 +129,7 @@ describe("withRetries on the system clock", () => {
     const result = await withRetries(
       options({
         policy: { ...policy, deadlineMs: 1000, attemptTimeoutMs: 1000 },
-        environment: { clock: systemClock },
+        environment: { clock: systemClock, random: Math.random },
       }),
       async (signal) => {
         signals.push(signal);
@@ -146,11 +147,11 @@ describe("the retry quota", () => {
     await withRetries(options({ quota }), scripted([throttled, throttled, throttled]).attempt).catch(
       () => undefined,
     );
-    expect(quota.available).toBe(500 - 2 * RETRY_COST);
+    expect(quota.available).toBe(500 - 2 * RETRY_COSTS.throttling);
     await withRetries(options({ quota }), scripted([transient, transient, transient]).attempt).catch(
       () => undefined,
     );
-    expect(quota.available).toBe(500 - 2 * RETRY_COST - 2 * TRANSIENT_RETRY_COST);
+    expect(quota.available).toBe(500 - 2 * RETRY_COSTS.throttling - 2 * RETRY_COSTS.transient);
   });
 
   it("refunds 1 for a success without retry, and the last retry's cost for one after retries, up to the capacity", async () => {
@@ -158,24 +159,24 @@ describe("the retry quota", () => {
     await withRetries(options({ quota }), scripted([]).attempt);
     expect(quota.available).toBe(500);
 
-    quota.tryTake(100);
+    quota.available -= 100;
     await withRetries(options({ quota }), scripted([]).attempt);
     expect(quota.available).toBe(401);
     await withRetries(options({ quota }), scripted([throttled, transient]).attempt);
-    expect(quota.available).toBe(401 - RETRY_COST - TRANSIENT_RETRY_COST + TRANSIENT_RETRY_COST);
+    expect(quota.available).toBe(
+      401 - RETRY_COSTS.throttling - RETRY_COSTS.transient + RETRY_COSTS.transient,
+    );
   });
 });
 
 describe("what each caller says", () => {
-  it("throws what giveUp makes of the exhausted retries, and retries without a quota when given none", async () => {
+  it("throws what giveUp makes of the exhausted retries, the last failure as its cause", async () => {
     const { counter, attempt } = scripted(Array.from({ length: 5 }, () => transient));
     const failure = await withRetries(
-      {
-        policy: { maxAttempts: 4, baseDelayMs: 0, maxDelayMs: 0 },
-        classify,
-        clock: new FakeClock(),
+      options({
+        policy: { ...policy, maxAttempts: 4 },
         giveUp: (exhausted) => new Error(`mapped after ${exhausted.attempts}`, { cause: exhausted.cause }),
-      },
+      }),
       attempt,
     ).catch((error: unknown) => error);
     expect((failure as Error).message).toBe("mapped after 4");
