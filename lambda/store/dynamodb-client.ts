@@ -112,20 +112,16 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       const payload = JSON.stringify(input);
       // A signing failure rejects as itself: a bug (a 500), not a fault of DynamoDB's to retry.
       const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
-      let sent = false;
+      const request = (secure ? https : http).request(endpoint, { method: "POST", headers, agent, signal });
+      // Sent once its connection was open: a call on a kept one that the server had closed, reset, may
+      // have been received too.
       const fail = (error: unknown) =>
         reject(
           new TransientDynamoDbError(`${operation} failed: ${(error as Error).message}`, {
             cause: error,
-            requestSent: sent,
+            requestSent: request.socket !== null && open.has(request.socket),
           }),
         );
-      const request = (secure ? https : http).request(endpoint, { method: "POST", headers, agent, signal });
-      request.on("socket", (socket: Socket) => {
-        // A call on a kept connection that the server had closed is reset: it may have been received.
-        if (open.has(socket)) sent = true;
-        else socket.once(connectEvent, () => (sent = true));
-      });
       request.on("error", fail);
       request.on("response", (response: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
