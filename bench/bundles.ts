@@ -13,6 +13,7 @@ import {
   HANDLER_ENTRY,
   HANDLER_FILE,
   handlerBundleOptions,
+  REQUIRE_BANNER,
 } from "../tools/bundle-options.ts";
 
 const BENCH_DIST = new URL("../dist/bench/", import.meta.url);
@@ -40,7 +41,10 @@ export const EAGER_COMPILE_HINT = "//# allFunctionsCalledOnLoad";
 
 /** Bundle-level levers: the shipped bundle built with other esbuild options, measured beside it. */
 export const BUNDLE_LEVERS: { name: string; options: BuildOptions }[] = [
-  { name: "with eager compile hint", options: { banner: { js: EAGER_COMPILE_HINT } } },
+  {
+    name: "with eager compile hint",
+    options: { banner: { js: `${EAGER_COMPILE_HINT}\n${REQUIRE_BANNER}` } },
+  },
 ];
 
 /**
@@ -51,10 +55,6 @@ export const PEERS = [
   { name: "peer: AWS SDK v3 DynamoDBClient", entry: "./peers/aws-sdk-v3.ts", file: "peer-aws-sdk-v3.mjs" },
   { name: "peer: aws-lite DynamoDB", entry: "./peers/aws-lite.ts", file: "peer-aws-lite.mjs" },
 ] as const;
-
-/** The SDK's CommonJS modules require() Node's built-ins: an ES module bundle needs a require. */
-const REQUIRE_BANNER =
-  'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);';
 
 export interface BenchBundles {
   /** The deployable bundle built into dist/bench/handler/, so a rebuild elsewhere cannot change it mid-run. */

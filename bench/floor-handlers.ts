@@ -155,7 +155,8 @@ function connectToStore(): Promise<TLSSocket> {
 
 /**
  * SigV4 for one DynamoDB PutItem, in its plainest form (a JSON POST to `/`, no query). Not the handler's
- * signer (lambda/store/sigv4.ts): a floor that ran the handler's code would measure it, not the least.
+ * signer (aws4, in lambda/store/dynamodb-client.ts): a floor that ran the handler's code would measure
+ * it, not the least.
  */
 export function signedPutItemHeaders(host: string, body: string): Record<string, string> {
   const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");

@@ -5,8 +5,7 @@
 import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
-import { createDynamoDbClient } from "../lambda/store/dynamodb-client.ts";
-import type { DynamoDbIdentity } from "../lambda/store/sigv4.ts";
+import { createDynamoDbClient, type DynamoDbIdentity } from "../lambda/store/dynamodb-client.ts";
 
 export type { DynamoDbIdentity };
 

@@ -15,8 +15,13 @@ export const HANDLER_FACTORY_EXPORT = "handlerFor";
 /** The deployable bundle's entry file, in its directory; Lambda's handler setting is `index.handler`. */
 export const HANDLER_FILE = "index.mjs";
 
+/** A CommonJS package's require() of Node's built-ins (aws4's): an ES module bundle needs a require. */
+export const REQUIRE_BANNER =
+  'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);';
+
 export const BUNDLE_OPTIONS = {
   format: "esm",
+  banner: { js: REQUIRE_BANNER },
   platform: "node",
   // The lowest Node the bundle runs on: developers' machines (20). Lambda runs a newer one.
   target: "node20",
@@ -33,6 +38,7 @@ export function esbuildOptions(): BuildOptions {
   return {
     ...BUNDLE_OPTIONS,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
+    banner: { ...BUNDLE_OPTIONS.banner },
     bundle: true,
   };
 }

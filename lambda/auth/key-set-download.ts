@@ -1,5 +1,6 @@
+import * as http from "node:http";
+import * as https from "node:https";
 import { type Clock, timeoutSignal } from "../clock.ts";
-import { sendRequest } from "../transport/http-request.ts";
 import { isKeySetError, keySetError } from "./key-set.ts";
 
 /** Time the issuer has to answer one key-set request. */
@@ -20,7 +21,7 @@ export interface KeySetFetchOutcome {
 export type KeySetFetchObserver = (url: string) => ((outcome: KeySetFetchOutcome) => void) | undefined;
 
 /**
- * The key-set download, on lambda/transport/http-request.ts like the store's calls; as aws-jwt-verify's,
+ * The key-set download, on node:https (node:http for an http:// issuer); as aws-jwt-verify's,
  * once more at once after a network fault, never after an answer; `timeoutMs` on `clock` per request.
  */
 export function createJwksFetcher(
@@ -35,14 +36,9 @@ export function createJwksFetcher(
     const failed = (detail: string, retryable: boolean) =>
       keySetError("KeySetFetchError", `fetching ${url.origin}${url.pathname} failed: ${detail}`, retryable);
     const timeout = timeoutSignal(clock, timeoutMs);
-    let answer: Awaited<ReturnType<typeof sendRequest>>;
+    let answer: { status: number; body: Buffer };
     try {
-      answer = await sendRequest({
-        method: "GET",
-        url,
-        headers: { accept: "application/json" },
-        signal: timeout.signal,
-      });
+      answer = await get(url, timeout.signal);
     } catch (error) {
       ended?.({ failure: error });
       throw failed(error instanceof Error ? error.message : String(error), true);
@@ -65,4 +61,17 @@ export function createJwksFetcher(
       }
     },
   };
+}
+
+/** One GET: the answer's status and whole body. */
+function get(url: URL, signal: AbortSignal): Promise<{ status: number; body: Buffer }> {
+  const { request } = url.protocol === "http:" ? http : https;
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { headers: { accept: "application/json" }, signal }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk)).on("error", reject);
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    sent.on("error", reject).end();
+  });
 }

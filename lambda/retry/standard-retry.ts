@@ -1,9 +1,10 @@
 /**
  * The store's retry strategy, the AWS SDKs' standard mode: a few attempts, each with its timeout, a
  * full-jitter backoff, a retry quota per instance (in an outage it fails fast instead of multiplying the
- * load), all inside a deadline. The caller says which failures it retries, of what kind, and what it throws.
+ * load), all inside a deadline, which the SDKs' strategy lacks (docs/DESIGN.md, "Retries"). The caller
+ * says which failures it retries, of what kind, and what it throws when they run out.
  */
-import { type Clock, systemClock, timeoutSignal } from "../clock.ts";
+import { type Clock, timeoutSignal } from "../clock.ts";
 
 export interface RetryPolicy {
   /** Attempts per call, the first included (the SDKs' default is 3). */
@@ -11,10 +12,10 @@ export interface RetryPolicy {
   /** The wait before retry n (from 0) is random in [0, min(maxDelayMs, baseDelayMs × 2ⁿ)). */
   baseDelayMs: number;
   maxDelayMs: number;
-  /** Time for all attempts and waits together, from the first attempt's start; none when not given. */
-  deadlineMs?: number;
-  /** Time one attempt may take before its signal aborts; none when not given. */
-  attemptTimeoutMs?: number;
+  /** Time for all attempts and waits together, from the first attempt's start. */
+  deadlineMs: number;
+  /** Time one attempt may take before its signal aborts. */
+  attemptTimeoutMs: number;
 }
 
 /**
@@ -24,43 +25,21 @@ export interface RetryPolicy {
  */
 export type RetryReason = "transient" | "throttling" | "server-error";
 
-/** The SDKs' quota numbers (standard mode). */
-const RETRY_QUOTA_CAPACITY = 500;
-export const RETRY_COST = 5;
-export const TRANSIENT_RETRY_COST = 10;
+/** The SDKs' quota numbers (standard mode): what a retry costs, and what a success without one refunds. */
+export const RETRY_COSTS: Record<RetryReason, number> = { transient: 10, throttling: 5, "server-error": 5 };
 const NO_RETRY_INCREMENT = 1;
-
-const COSTS: Record<RetryReason, number> = {
-  transient: TRANSIENT_RETRY_COST,
-  throttling: RETRY_COST,
-  "server-error": RETRY_COST,
-};
 
 /**
  * The instance's retry budget (a token bucket), as the SDK's StandardRetryStrategy keeps it: a retry takes
  * its cost, a success puts back 1 or its last retry's cost; without the cost left, the call fails at once.
  */
 export interface RetryQuota {
-  readonly available: number;
-  tryTake(cost: number): boolean;
-  refund(amount: number): void;
+  readonly capacity: number;
+  available: number;
 }
 
-export function createRetryQuota(capacity = RETRY_QUOTA_CAPACITY): RetryQuota {
-  let available = capacity;
-  return {
-    get available() {
-      return available;
-    },
-    tryTake(cost) {
-      if (available < cost) return false;
-      available -= cost;
-      return true;
-    },
-    refund(amount) {
-      available = Math.min(capacity, available + amount);
-    },
-  };
+export function createRetryQuota(capacity = 500): RetryQuota {
+  return { capacity, available: capacity };
 }
 
 export type GiveUpReason = "attempts exhausted" | "deadline reached" | "retry quota spent";
@@ -81,16 +60,14 @@ export interface RetryOptions {
   policy: RetryPolicy;
   /** Why a failure is worth another attempt, or undefined when it is not: then it is thrown as it is. */
   classify: (error: unknown) => RetryReason | undefined;
-  /** Shared by every call of one instance; none: only the attempts and the deadline bound. */
-  quota?: RetryQuota;
-  /** What is thrown when the retries run out; the RetriesExhaustedError itself when not given. */
-  giveUp?: (exhausted: RetriesExhaustedError) => unknown;
-  clock?: Clock;
-  /** In [0, 1), as Math.random (the default): the jitter. */
-  random?: () => number;
+  /** Shared by every call of one instance. */
+  quota: RetryQuota;
+  /** What is thrown when the retries run out. */
+  giveUp: (exhausted: RetriesExhaustedError) => unknown;
+  clock: Clock;
+  /** In [0, 1), as Math.random: the jitter. */
+  random: () => number;
 }
-
-const NO_LIMIT = Number.POSITIVE_INFINITY;
 
 /**
  * Runs `attempt` until it succeeds, fails with a failure `classify` refuses, or a limit is reached: the
@@ -102,49 +79,34 @@ export async function withRetries<T>(
   options: RetryOptions,
   attempt: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const { policy, classify, quota, clock = systemClock, random = Math.random } = options;
-  const deadlineAt = policy.deadlineMs === undefined ? NO_LIMIT : clock.now() + policy.deadlineMs;
-  let lastFailure: { error: unknown } | undefined;
-  const giveUp = (attempts: number, why: GiveUpReason) => {
-    const exhausted = new RetriesExhaustedError(attempts, why, lastFailure && { cause: lastFailure.error });
-    return options.giveUp ? options.giveUp(exhausted) : exhausted;
-  };
-  let lastRetryCost: number | undefined;
+  const { policy, classify, quota, clock, random } = options;
+  const deadlineAt = clock.now() + policy.deadlineMs;
+  let lastFailure: unknown;
+  const giveUp = (attempts: number, why: GiveUpReason) =>
+    options.giveUp(new RetriesExhaustedError(attempts, why, attempts > 0 ? { cause: lastFailure } : {}));
+  let lastRetryCost = NO_RETRY_INCREMENT;
   for (let attemptNumber = 1; ; attemptNumber++) {
     const leftMs = Math.floor(deadlineAt - clock.now());
     if (leftMs < 1) throw giveUp(attemptNumber - 1, "deadline reached");
-    let result: T;
-    try {
-      result = await limitedAttempt(attempt, Math.min(policy.attemptTimeoutMs ?? NO_LIMIT, leftMs), clock);
-    } catch (error) {
-      const reason = classify(error);
-      if (reason === undefined) throw error;
-      lastFailure = { error };
-      if (attemptNumber >= policy.maxAttempts) throw giveUp(attemptNumber, "attempts exhausted");
-      const delayMs = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptNumber - 1));
-      if (clock.now() + delayMs >= deadlineAt) throw giveUp(attemptNumber, "deadline reached");
-      const cost = COSTS[reason];
-      if (quota && !quota.tryTake(cost)) throw giveUp(attemptNumber, "retry quota spent");
-      lastRetryCost = cost;
-      await clock.sleep(delayMs);
-      continue;
-    }
-    quota?.refund(lastRetryCost ?? NO_RETRY_INCREMENT);
-    return result;
-  }
-}
-
-/** One attempt, its signal aborted after `timeoutMs` (its own timeout, or the deadline's nearer one). */
-async function limitedAttempt<T>(
-  attempt: (signal: AbortSignal) => Promise<T>,
-  timeoutMs: number,
-  clock: Clock,
-): Promise<T> {
-  if (timeoutMs === NO_LIMIT) return attempt(new AbortController().signal);
-  const timeout = timeoutSignal(clock, timeoutMs);
-  try {
-    return await attempt(timeout.signal);
-  } finally {
+    const timeout = timeoutSignal(clock, Math.min(policy.attemptTimeoutMs, leftMs));
+    const outcome = await attempt(timeout.signal).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
     timeout.cancel();
+    if ("value" in outcome) {
+      quota.available = Math.min(quota.capacity, quota.available + lastRetryCost);
+      return outcome.value;
+    }
+    const reason = classify(outcome.error);
+    if (reason === undefined) throw outcome.error;
+    lastFailure = outcome.error;
+    if (attemptNumber >= policy.maxAttempts) throw giveUp(attemptNumber, "attempts exhausted");
+    const delayMs = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptNumber - 1));
+    if (clock.now() + delayMs >= deadlineAt) throw giveUp(attemptNumber, "deadline reached");
+    if (quota.available < RETRY_COSTS[reason]) throw giveUp(attemptNumber, "retry quota spent");
+    lastRetryCost = RETRY_COSTS[reason];
+    quota.available -= lastRetryCost;
+    await clock.sleep(delayMs);
   }
 }

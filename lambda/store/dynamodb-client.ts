@@ -1,36 +1,20 @@
+import * as http from "node:http";
+import * as https from "node:https";
+import type { Socket } from "node:net";
+import aws4 from "aws4";
 import { timed } from "../call-timings.ts";
 import { isObject } from "../is-object.ts";
-import { nodeCrypto } from "../node-crypto.ts";
-import {
-  NoAnswerError,
-  type OutboundResponse,
-  openConnection,
-  sendRequest,
-} from "../transport/http-request.ts";
-import { type DynamoDbIdentity, signedHeaders } from "./sigv4.ts";
+
+/** Who signs the calls, and for which region. */
+export interface DynamoDbIdentity {
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
+}
 
 export interface DynamoDbClientSettings extends DynamoDbIdentity {
-  /** e.g. `https://dynamodb.eu-west-1.amazonaws.com`, or a local endpoint. */
+  /** e.g. `https://dynamodb.eu-west-1.amazonaws.com`, or a local `http://` endpoint. */
   endpoint: string;
-  /** Told of each call sent, as it starts and as it ends (the traces, lambda/tracing/). */
-  observeCall?: DynamoDbCallObserver | undefined;
 }
-
-/**
- * How one call ended, for an observer, never its input or body: the status and `x-amzn-RequestId` of its
- * answer, DynamoDB's error type for a non-2xx one; or why no usable answer came (or a failure to sign).
- */
-export interface DynamoDbCallOutcome {
-  status?: number;
-  requestId?: string | undefined;
-  errorType?: string;
-  failure?: unknown;
-}
-
-/** Called as a call starts; what it returns, if anything, is called once as the call ends. */
-export type DynamoDbCallObserver = (
-  operation: string,
-) => ((outcome: DynamoDbCallOutcome) => void) | undefined;
 
 /** DynamoDB answered, with an error: its `__type` (without the namespace) says what went wrong. */
 export class DynamoDbError extends Error {
@@ -39,8 +23,6 @@ export class DynamoDbError extends Error {
     readonly type: string,
     readonly status: number,
     readonly body: Record<string, unknown>,
-    /** The call was sent twice (a stale connection): the first may have been acted on too. */
-    readonly resent = false,
   ) {
     super(
       `DynamoDB answered ${status} ${type}${typeof body.message === "string" ? `: ${body.message}` : ""}`,
@@ -50,7 +32,7 @@ export class DynamoDbError extends Error {
 
 /**
  * No usable answer: no connection, a reset, a timeout, or a body that is not a JSON object (a proxy's page,
- * a truncated answer). Worth another try. `requestSent` is false only when the call never reached DynamoDB.
+ * a truncated answer). Worth another try. `requestSent` is false only when no open connection had the call.
  */
 export class TransientDynamoDbError extends Error {
   override name = "TransientDynamoDbError";
@@ -65,10 +47,6 @@ export class TransientDynamoDbError extends Error {
 export interface DynamoDbAnswer {
   status: number;
   body: Record<string, unknown>;
-  /** DynamoDB's `x-amzn-RequestId` header: the call's id, for its trace and for AWS support. */
-  requestId?: string | undefined;
-  /** Sent twice after a stale connection (lambda/transport/http-request.ts): the first may have acted. */
-  resent: boolean;
 }
 
 export interface DynamoDbClient {
@@ -77,103 +55,130 @@ export interface DynamoDbClient {
   /** One call; a non-2xx answer becomes a DynamoDbError. */
   call(operation: string, input: object, signal: AbortSignal): Promise<Record<string, unknown>>;
   /**
-   * Opens the connection to the endpoint (TLS handshake included), sending nothing on it, for the next
-   * call, unless `signal` aborts first. Never rejects: a failed warm-up only means the first call
-   * connects itself.
+   * Opens a connection to the endpoint (TLS handshake included), sending nothing on it, for the next call
+   * to take, unless `signal` aborts first. Never rejects: a failed warm-up only means the call connects.
    */
   prewarm(signal: AbortSignal): Promise<void>;
 }
 
 const JSON_1_0 = "application/x-amz-json-1.0";
 
-/**
- * The headers of a signed DynamoDB JSON-protocol call (SigV4, see sigv4.ts): the only place the project
- * signs a request.
- */
+/** The headers of a signed DynamoDB JSON-protocol call, names in lower case: signed by aws4 (SigV4). */
 export function signedDynamoDbHeaders(
   endpoint: URL,
   identity: DynamoDbIdentity,
   operation: string,
   payload: string,
 ): Record<string, string> {
-  return signedHeaders(
+  const { headers = {} } = aws4.sign(
     {
+      host: endpoint.host,
+      path: `${endpoint.pathname}${endpoint.search}`,
       method: "POST",
-      url: endpoint,
-      headers: {
-        "content-type": JSON_1_0,
-        "content-length": String(Buffer.byteLength(payload)),
-        "x-amz-target": `DynamoDB_20120810.${operation}`,
-      },
-      body: payload,
       service: "dynamodb",
+      region: identity.region,
+      body: payload,
+      headers: { "content-type": JSON_1_0, "x-amz-target": `DynamoDB_20120810.${operation}` },
     },
-    identity,
+    identity.credentials,
   );
+  const signed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) signed[name.toLowerCase()] = String(value);
+  return signed;
 }
 
-/** DynamoDB's JSON protocol over lambda/transport/http-request.ts, signed per call, observed if asked. */
+/**
+ * DynamoDB's JSON protocol, signed per call, over node:http(s) with a keep-alive Agent of the client's own,
+ * which also takes the connection prewarm opened as its first.
+ */
 export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDbClient {
   const endpoint = new URL(settings.endpoint);
+  const secure = endpoint.protocol === "https:";
+  const agent = new (secure ? https : http).Agent({ keepAlive: true });
+  const connectEvent = secure ? "secureConnect" : "connect";
+  /** Sockets whose connection (and TLS handshake) completed: a call written to one may have arrived. */
+  const open = new WeakSet<Socket>();
+  let ahead: Socket | undefined;
+  const openSocket = agent.createConnection.bind(agent) as (options: object, done?: unknown) => Socket;
+  agent.createConnection = (options, done) => {
+    const socket = ahead?.destroyed === false ? ahead.ref() : openSocket(options, done);
+    ahead = undefined;
+    if (!open.has(socket)) socket.once(connectEvent, () => open.add(socket));
+    return socket;
+  };
 
-  const sendUnobserved = async (operation: string, input: object, signal: AbortSignal) => {
-    const payload = JSON.stringify(input);
-    // Outside the try: a signing failure is a bug (a 500), not a fault of DynamoDB's to retry.
-    const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
-    let answer: OutboundResponse;
-    try {
-      answer = await sendRequest({ method: "POST", url: endpoint, headers, body: payload, signal });
-    } catch (error) {
-      const requestSent = !(error instanceof NoAnswerError) || error.requestSent;
-      const message = `${operation} failed: ${(error as Error).message}`;
-      throw new TransientDynamoDbError(message, { cause: error, requestSent });
-    }
-    const { status, resent } = answer;
-    const body = decodeBody(operation, answer);
-    return { status, body, requestId: answer.headers["x-amzn-requestid"], resent };
-  };
-  const send = (operation: string, input: object, signal: AbortSignal): Promise<DynamoDbAnswer> =>
-    timed("storeMs", () => sendObserved(operation, input, signal));
-  const sendObserved = async (
-    operation: string,
-    input: object,
-    signal: AbortSignal,
-  ): Promise<DynamoDbAnswer> => {
-    const ended = settings.observeCall?.(operation);
-    if (!ended) return sendUnobserved(operation, input, signal);
-    try {
-      const answer = await sendUnobserved(operation, input, signal);
-      const { status, requestId } = answer;
-      ended({ status, requestId, ...(isSuccess(status) ? {} : { errorType: errorType(answer.body) }) });
-      return answer;
-    } catch (failure) {
-      ended({ failure });
-      throw failure;
-    }
-  };
+  const exchange = (operation: string, input: object, signal: AbortSignal) =>
+    new Promise<DynamoDbAnswer>((resolve, reject) => {
+      const payload = JSON.stringify(input);
+      // A signing failure rejects as itself: a bug (a 500), not a fault of DynamoDB's to retry.
+      const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
+      const request = (secure ? https : http).request(endpoint, { method: "POST", headers, agent, signal });
+      // Sent once its connection was open: a call on a kept one that the server had closed, reset, may
+      // have been received too.
+      const fail = (error: unknown) =>
+        reject(
+          new TransientDynamoDbError(`${operation} failed: ${(error as Error).message}`, {
+            cause: error,
+            requestSent: request.socket !== null && open.has(request.socket),
+          }),
+        );
+      request.on("error", fail);
+      request.on("response", (response: http.IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", fail);
+        response.on("close", () => {
+          if (!response.complete) return fail(new Error("the connection closed before the answer ended"));
+          try {
+            resolve({ status: response.statusCode ?? 0, body: decodeBody(operation, response, chunks) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+      request.end(payload);
+    });
+  const send = (operation: string, input: object, signal: AbortSignal) =>
+    timed("storeMs", () => exchange(operation, input, signal));
 
   return {
     send,
     async call(operation, input, signal) {
-      const { status, body, resent } = await send(operation, input, signal);
-      if (isSuccess(status)) return body;
-      throw new DynamoDbError(errorType(body), status, body, resent);
+      const { status, body } = await send(operation, input, signal);
+      if (status >= 200 && status < 300) return body;
+      throw new DynamoDbError(errorType(body), status, body);
     },
-    async prewarm(signal) {
-      const opening = openConnection(endpoint, signal);
-      nodeCrypto(); // the signer's, loaded while the connection is looked up and opened
-      await opening.catch(() => undefined);
+    prewarm(signal) {
+      const host = endpoint.hostname.replace(/^\[|\]$/g, "");
+      const port = Number(endpoint.port) || (secure ? 443 : 80);
+      // TLS's server name: the host, unless it is an IP address, which SNI does not carry.
+      const servername = /^[\d.]+$|:/.test(host) ? undefined : host;
+      const socket = openSocket({ host, port, servername });
+      ahead = socket;
+      return new Promise((resolve) => {
+        const settle = () => {
+          signal.removeEventListener("abort", giveUp);
+          // Waiting, it keeps the process up no more than an idle kept connection does.
+          if (ahead === socket) socket.unref();
+          resolve();
+        };
+        // A call that took the connection while it opened is the one to end it, by its own signal.
+        const giveUp = () => (ahead === socket ? socket.destroy() : settle());
+        socket.once(connectEvent, () => {
+          open.add(socket);
+          settle();
+        });
+        socket.once("close", settle).once("error", () => socket.destroy());
+        if (signal.aborted) giveUp();
+        else signal.addEventListener("abort", giveUp, { once: true });
+      });
     },
   };
 }
 
-function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
 /**
  * The error type of a non-2xx answer's body (its `__type` without the namespace); DynamoDB's are a few
- * dozen characters, and a proxy's longer one is cut, so that no log line or trace document grows with it.
+ * dozen characters, and a proxy's longer one is cut, so that no log line grows with it.
  */
 function errorType({ __type, code }: Record<string, unknown>): string {
   const type =
@@ -183,16 +188,20 @@ function errorType({ __type, code }: Record<string, unknown>): string {
   return type.slice(0, 100);
 }
 
-function decodeBody(operation: string, { status, body }: OutboundResponse): Record<string, unknown> {
+function decodeBody(
+  operation: string,
+  { statusCode }: http.IncomingMessage,
+  chunks: Buffer[],
+): Record<string, unknown> {
   let decoded: unknown;
   try {
-    decoded = JSON.parse(body.toString("utf8"));
+    decoded = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
-    throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not JSON`);
+    throw new TransientDynamoDbError(`${operation} answered ${statusCode} with a body that is not JSON`);
   }
   // `null`, a string or a list (a proxy's answer, not DynamoDB's) is as unreadable as no JSON.
   if (!isObject(decoded)) {
-    throw new TransientDynamoDbError(`${operation} answered ${status} with a body that is not an object`);
+    throw new TransientDynamoDbError(`${operation} answered ${statusCode} with a body that is not an object`);
   }
   return decoded;
 }

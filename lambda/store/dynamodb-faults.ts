@@ -2,7 +2,7 @@
 import type { RetryReason } from "../retry/standard-retry.ts";
 import { DynamoDbError, TransientDynamoDbError } from "./dynamodb-client.ts";
 
-/** DynamoDB's throttling error types: retried, and flagged `throttle` in a trace (lambda/tracing/). */
+/** DynamoDB's throttling error types: retried at the quota's lower cost. */
 export const THROTTLING_TYPES = new Set([
   "ProvisionedThroughputExceededException",
   "ThrottlingException",
@@ -12,7 +12,7 @@ export const THROTTLING_TYPES = new Set([
 /**
  * A write refused because another Region is changing the same item (multi-Region strong consistency):
  * nothing was written, and DynamoDB's model marks it retryable, which the SDKs' standard mode counts as a
- * transient fault. Not flagged `throttle` in a trace: no capacity ran out.
+ * transient fault.
  */
 const WRITE_CONFLICT_TYPES = new Set(["ReplicatedWriteConflictException"]);
 /** The statuses the SDKs count as transient faults (they cost the retry quota more). */
@@ -29,11 +29,8 @@ export function retryableFault(error: unknown): RetryReason | undefined {
   return undefined;
 }
 
-/**
- * Whether a write that failed so may still have applied: it reached DynamoDB and got no answer, or a 5xx,
- * or it was sent twice (a stale connection) and only the second copy was answered.
- */
+/** Whether a write that failed so may still have applied: it was sent and got no answer, or a 5xx. */
 export function mayHaveApplied(error: unknown): boolean {
   if (error instanceof TransientDynamoDbError) return error.requestSent;
-  return error instanceof DynamoDbError && (error.resent || error.status >= 500);
+  return error instanceof DynamoDbError && error.status >= 500;
 }

@@ -61,8 +61,8 @@ export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
  * (lambda/retry/standard-retry.ts) is the conditional PutItem and, when its condition fails, the stored
  * plant: from the failure's `ALL_OLD`, or one consistent GetItem where the endpoint does not return it.
  * Once a put has met an existing plant, later attempts only read it. Across attempts the store learns
- * whether a PutItem may have applied unconfirmed (sent twice over a stale connection; no answer after it
- * was sent; a 5xx): that decides the 503's message when the retries give up, and tells a replay of this
+ * whether a PutItem may have applied unconfirmed (no answer after it was sent, a reset kept connection
+ * included; a 5xx): that decides the 503's message when the retries give up, and tells a replay of this
  * create's own write from another request's.
  */
 export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPlantStore {
@@ -81,7 +81,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
     /** Shared by every request of this instance, as the SDK client's quota is. */
     quota: createRetryQuota(),
     clock,
-    ...(settings.random ? { random: settings.random } : {}),
+    random: settings.random ?? Math.random,
   };
 
   return {
@@ -101,7 +101,6 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
             mayHaveWritten ||= mayHaveApplied(error);
             throw error;
           }
-          mayHaveWritten ||= error.resent;
           metExisting = true;
           return error.body.Item as Item | undefined;
         }

@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiError } from "../../lambda/errors.ts";
-import { type CreateOutcome, createPlant, type PlantStore } from "../../lambda/plants/create-plant.ts";
+import { createPlant, type PlantStore } from "../../lambda/plants/create-plant.ts";
 import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
 import {
   callDynamoDb,
@@ -70,26 +70,8 @@ describe("the DynamoDB plant store, against dynalite", () => {
     });
   });
 
-  it("lets exactly one of many concurrent creates of one id win", async () => {
-    const names = Array.from({ length: 20 }, (_, index) => `Plant ${index}`);
-    const outcomes = await Promise.allSettled(names.map((name) => createPlant(store, { id: 42n, name })));
-    const winners = outcomes.filter((outcome) => outcome.status === "fulfilled");
-    expect(winners).toHaveLength(1);
-    for (const outcome of outcomes) {
-      if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "PlantConflict" });
-    }
-    const { body } = await callDynamoDb(dynamoDb.endpoint, "GetItem", {
-      TableName: "plants",
-      Key: { id: { N: "42" } },
-      ConsistentRead: true,
-    });
-    expect(body.Item).toEqual({
-      id: { N: "42" },
-      name: { S: (winners[0] as PromiseFulfilledResult<CreateOutcome>).value.plant.name },
-    });
-  });
-
-  it("answers identical concurrent creates all alike", async () => {
+  // Who wins a race through the handler: test/hardening/races.test.ts. Here, how the winner is counted.
+  it("answers identical concurrent creates all alike, one of them created, the rest replays", async () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, () => createPlant(store, { id: 43n, name: "Same", tag: "t" })),
     );
@@ -187,24 +169,7 @@ describe("a conflict that comes without the stored plant (dynalite): the same at
     await faulty.close();
   });
 
-  it("once the id is known taken, a retry only reads: 3 attempts, one PutItem, then 503", async () => {
-    faulty.clearRequests();
-    faulty.script(["condition-failed-without-item"], "status-500");
-    const failure = await localStore(faulty.url)
-      .putIfAbsent({ id: 510n, name: "Fern" })
-      .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: "StoreUnavailable" });
-    // The put was refused by its condition: this request wrote nothing, whatever the reads did.
-    expect((failure as ApiError).message).toMatch(/nothing was written/);
-    expect(faulty.requests().map(({ operation }) => operation)).toEqual([
-      "PutItem",
-      "GetItem",
-      "GetItem",
-      "GetItem",
-    ]);
-    expect((failure as ApiError).storeCalls).toBe(4);
-  });
-
+  // A read failing every time after the conflict: test/hardening/store-faults.test.ts.
   it("a read that fails once: the next attempt's read answers", async () => {
     faulty.clearRequests();
     faulty.script(["condition-failed-without-item", "status-500"], "proxy");

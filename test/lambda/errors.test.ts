@@ -10,7 +10,6 @@ import { toErrorResponse } from "../../lambda/http/error-response.ts";
 import { METRIC_NAMES } from "../../lambda/metrics.ts";
 import { RetriesExhaustedError } from "../../lambda/retry/standard-retry.ts";
 import { DynamoDbError, TransientDynamoDbError } from "../../lambda/store/dynamodb-client.ts";
-import { NoAnswerError } from "../../lambda/transport/http-request.ts";
 import { BEARER_CHALLENGE } from "../support/answers.ts";
 import { fuzzRuns } from "../support/fuzz.ts";
 
@@ -99,8 +98,5 @@ describe("the table of failures", () => {
     expect(String(new DynamoDbError("ValidationException", 400, {}))).toMatch(/^DynamoDbError: /);
     expect(String(new TransientDynamoDbError("GetItem failed"))).toMatch(/^TransientDynamoDbError: /);
     expect(String(new RetriesExhaustedError(3, "attempts exhausted"))).toMatch(/^RetriesExhaustedError: /);
-    expect(String(new NoAnswerError(true, new Error("socket hang up")))).toBe(
-      "NoAnswerError: Error: socket hang up",
-    );
   });
 });

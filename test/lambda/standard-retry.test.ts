@@ -1,13 +1,15 @@
+/**
+ * The retry loop's own rules. What a store under faults does with it (attempts, backoff, the quota spent
+ * and refilled by 200 requests): test/hardening/store-faults.test.ts.
+ */
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lambda/clock.ts";
 import {
   createRetryQuota,
-  RETRY_COST,
+  RETRY_COSTS,
   RetriesExhaustedError,
   type RetryOptions,
   type RetryPolicy,
-  type RetryQuota,
-  TRANSIENT_RETRY_COST,
   withRetries,
 } from "../../lambda/retry/standard-retry.ts";
 import { FakeClock } from "../support/fake-clock.ts";
@@ -18,7 +20,6 @@ function fakeTime(random = () => 0.5) {
   return {
     environment: { clock, random },
     advance: (ms: number) => clock.advance(ms),
-    sleeps: clock.sleeps,
     now: () => clock.now(),
   };
 }
@@ -36,17 +37,21 @@ const throttled = new Error("throttled");
 const classify: RetryOptions["classify"] = (error) =>
   error === transient ? "transient" : error === throttled ? "throttling" : undefined;
 
-type TestOptions = Omit<RetryOptions, "clock" | "random"> & {
-  environment?: Pick<RetryOptions, "clock" | "random">;
-};
-
+/** The options of one test: a full quota, fake time, and the exhausted retries thrown as they are. */
 function options({
   environment = fakeTime().environment,
   ...overrides
-}: Partial<TestOptions> = {}): RetryOptions & {
-  quota: RetryQuota;
-} {
-  return { policy, quota: createRetryQuota(), classify, ...environment, ...overrides };
+}: Partial<Omit<RetryOptions, "clock" | "random">> & {
+  environment?: Pick<RetryOptions, "clock" | "random">;
+} = {}): RetryOptions {
+  return {
+    policy,
+    quota: createRetryQuota(),
+    classify,
+    giveUp: (exhausted) => exhausted,
+    ...environment,
+    ...overrides,
+  };
 }
 
 /** An attempt that fails with `failures` in order, then succeeds; it counts its calls. */
@@ -72,38 +77,6 @@ describe("withRetries", () => {
     const { counter, attempt } = scripted([permanent]);
     await expect(withRetries(options(), attempt)).rejects.toBe(permanent);
     expect(counter.attempts).toBe(1);
-  });
-
-  it("makes at most maxAttempts attempts, and gives up with the last failure as the cause", async () => {
-    const { counter, attempt } = scripted(Array.from({ length: 10 }, () => throttled));
-    const failure = await withRetries(options(), attempt).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).cause).toBe(throttled);
-    expect(counter.attempts).toBe(3);
-
-    const five = scripted(Array.from({ length: 10 }, () => throttled));
-    await expect(
-      withRetries(options({ policy: { ...policy, maxAttempts: 5 } }), five.attempt),
-    ).rejects.toThrow(RetriesExhaustedError);
-    expect(five.counter.attempts).toBe(5);
-  });
-
-  it("waits a full-jitter exponential backoff between attempts, capped", async () => {
-    const time = fakeTime(() => 0.5);
-    const { attempt } = scripted(Array.from({ length: 10 }, () => throttled));
-    const capped = { ...policy, maxAttempts: 6, maxDelayMs: 300 };
-    await withRetries(options({ policy: capped, environment: time.environment }), attempt).catch(
-      () => undefined,
-    );
-    // Half of min(300, 25 × 2ⁿ) for n = 0..4.
-    expect(time.sleeps).toEqual([12.5, 25, 50, 100, 150]);
-
-    const noJitter = fakeTime(() => 0);
-    await withRetries(
-      options({ environment: noJitter.environment }),
-      scripted([throttled, throttled]).attempt,
-    );
-    expect(noJitter.sleeps).toEqual([0, 0]);
   });
 
   it("gives up at the deadline, without sleeping past it", async () => {
@@ -156,7 +129,7 @@ describe("withRetries on the system clock", () => {
     const result = await withRetries(
       options({
         policy: { ...policy, deadlineMs: 1000, attemptTimeoutMs: 1000 },
-        environment: { clock: systemClock },
+        environment: { clock: systemClock, random: Math.random },
       }),
       async (signal) => {
         signals.push(signal);
@@ -174,11 +147,11 @@ describe("the retry quota", () => {
     await withRetries(options({ quota }), scripted([throttled, throttled, throttled]).attempt).catch(
       () => undefined,
     );
-    expect(quota.available).toBe(500 - 2 * RETRY_COST);
+    expect(quota.available).toBe(500 - 2 * RETRY_COSTS.throttling);
     await withRetries(options({ quota }), scripted([transient, transient, transient]).attempt).catch(
       () => undefined,
     );
-    expect(quota.available).toBe(500 - 2 * RETRY_COST - 2 * TRANSIENT_RETRY_COST);
+    expect(quota.available).toBe(500 - 2 * RETRY_COSTS.throttling - 2 * RETRY_COSTS.transient);
   });
 
   it("refunds 1 for a success without retry, and the last retry's cost for one after retries, up to the capacity", async () => {
@@ -186,41 +159,24 @@ describe("the retry quota", () => {
     await withRetries(options({ quota }), scripted([]).attempt);
     expect(quota.available).toBe(500);
 
-    quota.tryTake(100);
+    quota.available -= 100;
     await withRetries(options({ quota }), scripted([]).attempt);
     expect(quota.available).toBe(401);
     await withRetries(options({ quota }), scripted([throttled, transient]).attempt);
-    expect(quota.available).toBe(401 - RETRY_COST - TRANSIENT_RETRY_COST + TRANSIENT_RETRY_COST);
-  });
-
-  it("once spent, fails at the first retryable failure without retrying, and refills with successes", async () => {
-    const quota = createRetryQuota(12);
-    const first = scripted(Array.from({ length: 3 }, () => throttled));
-    await expect(withRetries(options({ quota }), first.attempt)).rejects.toThrow(RetriesExhaustedError);
-    expect(first.counter.attempts).toBe(3);
-    expect(quota.available).toBe(2);
-
-    const spent = scripted(Array.from({ length: 3 }, () => throttled));
-    await expect(withRetries(options({ quota }), spent.attempt)).rejects.toThrow(/quota/);
-    expect(spent.counter.attempts).toBe(1);
-
-    for (let success = 0; success < 3; success++) await withRetries(options({ quota }), scripted([]).attempt);
-    const refilled = scripted([throttled]);
-    expect(await withRetries(options({ quota }), refilled.attempt)).toBe("done");
-    expect(refilled.counter.attempts).toBe(2);
+    expect(quota.available).toBe(
+      401 - RETRY_COSTS.throttling - RETRY_COSTS.transient + RETRY_COSTS.transient,
+    );
   });
 });
 
 describe("what each caller says", () => {
-  it("throws what giveUp makes of the exhausted retries, and retries without a quota when given none", async () => {
+  it("throws what giveUp makes of the exhausted retries, the last failure as its cause", async () => {
     const { counter, attempt } = scripted(Array.from({ length: 5 }, () => transient));
     const failure = await withRetries(
-      {
-        policy: { maxAttempts: 4, baseDelayMs: 0, maxDelayMs: 0 },
-        classify,
-        clock: new FakeClock(),
+      options({
+        policy: { ...policy, maxAttempts: 4 },
         giveUp: (exhausted) => new Error(`mapped after ${exhausted.attempts}`, { cause: exhausted.cause }),
-      },
+      }),
       attempt,
     ).catch((error: unknown) => error);
     expect((failure as Error).message).toBe("mapped after 4");
