@@ -1,6 +1,6 @@
 /**
- * The function's DynamoDB wire client against the AWS SDK v3, differentially, on inputs generated from a
- * seed:
+ * The function's own DynamoDB call (the one part of the store not a library's: docs/DESIGN.md) against
+ * the AWS SDK v3, differentially, on inputs generated from a seed:
  * - attribute values: toItem against @aws-sdk/util-dynamodb's marshall, fromItem against its unmarshall
  *   (int64 ids as NumberValue), on plants over the whole int64 range and stored items with extra, missing
  *   and mistyped attributes;
