@@ -53,6 +53,11 @@ export function budgetRows(condition: ConditionResult): BudgetRow[] {
   });
 }
 
+/** BENCH_STRICT=1: the run fails when any budget is not met (FAIL) or cannot be read (ERROR). */
+export function failsStrictRun(rows: BudgetRow[], environment: NodeJS.ProcessEnv): boolean {
+  return environment.BENCH_STRICT === "1" && rows.some((row) => row.verdict !== "PASS");
+}
+
 /** "503 in 1 of 21": the first failed answer's status and how many of the processes did not answer 200. */
 export function failedCount(measured: Measured | undefined): string {
   if (measured === undefined || measured.processes === 0) return "not measured";

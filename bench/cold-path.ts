@@ -51,7 +51,8 @@ export interface ConditionResult extends Condition {
 }
 
 export interface ColdPathSetup {
-  subjects: { name: string; bundlePath: string }[];
+  /** Each bundle, by name, with variables of its own added to its processes' environment, if any. */
+  subjects: { name: string; bundlePath: string; environment?: Record<string, string> }[];
   conditions: Condition[];
   roundTrips: RoundTrips;
   /** Creates each process answers after its first. */
@@ -99,7 +100,7 @@ async function sampleRounds(setup: ColdPathSetup, environment: Record<string, st
     const outcomes = new Map(condition.subjectNames.map((name) => [name, [] as ProcessOutcome[]]));
     return { condition, share, outcomes };
   });
-  const bundleOf = new Map(setup.subjects.map((subject) => [subject.name, subject.bundlePath]));
+  const subjectOf = new Map(setup.subjects.map((subject) => [subject.name, subject]));
   const rounds = Math.max(...setup.conditions.map((condition) => condition.rounds));
   const startedAt = performance.now();
   let nextId = Date.now() * 1000;
@@ -108,11 +109,11 @@ async function sampleRounds(setup: ColdPathSetup, environment: Record<string, st
     for (const { condition, share, outcomes } of rotate(runs, round)) {
       if (round >= condition.rounds || share.notMeasured !== undefined) continue;
       for (const name of rotate(condition.subjectNames, round)) {
-        const bundlePath = bundleOf.get(name);
-        if (bundlePath === undefined) throw new Error(`no bundle for the subject "${name}"`);
+        const subject = subjectOf.get(name);
+        if (subject === undefined) throw new Error(`no bundle for the subject "${name}"`);
         const outcome = await runFreshProcess(
-          bundlePath,
-          environment,
+          subject.bundlePath,
+          { ...environment, ...subject.environment },
           event,
           nextId,
           setup.warmCalls,

@@ -10,7 +10,7 @@ import { writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { startHarness } from "../support/harness.ts";
 import { requestedOtherNode, runOnNode } from "./bench-node.ts";
-import { BUDGET_MEMORY_MB } from "./budgets.ts";
+import { BUDGET_MEMORY_MB, failsStrictRun } from "./budgets.ts";
 import {
   AWS_LITE_PEER,
   buildSubjects,
@@ -78,9 +78,7 @@ const report = renderReport({ heading, subjects, conditions: measured });
 process.stdout.write(`\n${report.markdown}`);
 await writeFile(REPORT_PATH, report.markdown);
 console.log(`\nThe report, to paste into docs/PERFORMANCE.md: ${REPORT_PATH}`);
-if (process.env.BENCH_STRICT === "1" && report.budgets.some((row) => row.verdict !== "PASS")) {
-  process.exitCode = 1;
-}
+if (failsStrictRun(report.budgets, process.env)) process.exitCode = 1;
 
 function commit(): string {
   try {
