@@ -19,9 +19,9 @@ export function benchSettings(environment: NodeJS.ProcessEnv): BenchSettings {
     return value;
   };
   return {
-    rounds: number("BENCH_ROUNDS", 21, 1),
-    memoryRounds: number("BENCH_MEMORY_ROUNDS", 7, 1),
-    warmCalls: number("BENCH_WARM_CALLS", 20, 0),
+    rounds: number("BENCH_ROUNDS", 41, 1),
+    memoryRounds: number("BENCH_MEMORY_ROUNDS", 11, 1),
+    warmCalls: number("BENCH_WARM_CALLS", 30, 0),
     roundTrips: {
       storeMs: number("BENCH_STORE_RTT_MS", 5, 0),
       issuerMs: number("BENCH_ISSUER_RTT_MS", 20, 0),
