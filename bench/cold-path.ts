@@ -11,7 +11,7 @@ import { createLoopbackCertificates } from "../support/certificates.ts";
 import { apiGatewayEvent } from "../support/events.ts";
 import { makeCpuShare, removeCpuShares } from "./cpu-share.ts";
 import { type ProcessOutcome, runFreshProcess } from "./fresh-process.ts";
-import { startRemoteEndpoint } from "./network-model.ts";
+import { type RemoteEndpoint, startRemoteEndpoint } from "./network-model.ts";
 import { type Summary, summarize } from "./stats.ts";
 
 export interface RoundTrips {
@@ -66,19 +66,23 @@ export interface ColdPathSetup {
 
 export async function measureColdPath(setup: ColdPathSetup): Promise<ConditionResult[]> {
   const certificates = await createLoopbackCertificates();
-  const behindTls = (url: string, roundTripMs: number) =>
-    startRemoteEndpoint({ ...certificates, upstreamPort: Number(new URL(url).port), roundTripMs });
-  const jwksUrl = new URL(required(setup.environment, "JWKS_URL"));
-  const store = await behindTls(
-    required(setup.environment, "AWS_ENDPOINT_URL_DYNAMODB"),
-    setup.roundTrips.storeMs,
-  );
-  const issuer = await behindTls(jwksUrl.href, setup.roundTrips.issuerMs);
+  const opened: RemoteEndpoint[] = [];
+  const behindTls = async (url: URL, roundTripMs: number) => {
+    const endpoint = await startRemoteEndpoint({
+      ...certificates,
+      upstreamPort: Number(url.port),
+      roundTripMs,
+    });
+    opened.push(endpoint);
+    return endpoint.origin;
+  };
   try {
+    const jwksUrl = new URL(required(setup.environment, "JWKS_URL"));
+    const storeUrl = new URL(required(setup.environment, "AWS_ENDPOINT_URL_DYNAMODB"));
     const environment = {
       ...setup.environment,
-      AWS_ENDPOINT_URL_DYNAMODB: store.origin,
-      JWKS_URL: `${issuer.origin}${jwksUrl.pathname}`,
+      AWS_ENDPOINT_URL_DYNAMODB: await behindTls(storeUrl, setup.roundTrips.storeMs),
+      JWKS_URL: `${await behindTls(jwksUrl, setup.roundTrips.issuerMs)}${jwksUrl.pathname}`,
       JWKS_JSON: setup.deliveredKeySet,
       NODE_EXTRA_CA_CERTS: certificates.caPath,
       AWS_LAMBDA_FUNCTION_NAME: "plant-store-bench",
@@ -87,7 +91,7 @@ export async function measureColdPath(setup: ColdPathSetup): Promise<ConditionRe
   } finally {
     const left = removeCpuShares();
     if (left.length > 0) console.error(`bench: cgroups not removed: ${left.join(", ")}`);
-    await Promise.all([store.close(), issuer.close()]);
+    await Promise.all(opened.map((endpoint) => endpoint.close()));
     await certificates.remove();
   }
 }
@@ -132,7 +136,7 @@ async function sampleRounds(setup: ColdPathSetup, environment: Record<string, st
 }
 
 /** A subject's outcomes, summed up; a summary only where there are samples. */
-export function measured(outcomes: ProcessOutcome[]): Measured {
+function measured(outcomes: ProcessOutcome[]): Measured {
   const summary = (values: (number | undefined)[]) => {
     const present = values.filter((value): value is number => value !== undefined);
     return present.length === 0 ? undefined : summarize(present);
