@@ -58,8 +58,6 @@ export function renderReport({ heading, subjects, conditions }: BenchResult): Re
     "",
     ruleLine(memory),
     "",
-    "Budgets:",
-    "",
     grid(
       ["Condition", "Budget", "Measured", "Verdict"],
       budgets.map((row) => [row.condition, row.budget, row.measured, row.verdict]),
