@@ -40,7 +40,9 @@ export function renderReport({ heading, subjects, conditions }: BenchResult): Re
   const budgets = budgetConditions.flatMap(budgetRows);
   const memory = memoryRows(conditions);
   const names = subjects.map((subject) => subject.name).filter((name) => name !== EMPTY_HANDLER);
-  const missed = budgets.filter((row) => row.verdict !== "PASS");
+  const missed = budgets
+    .filter((row) => row.verdict !== "PASS")
+    .map((row) => `${row.condition} "${row.budget}" (${row.measured})`);
   const markdown = [
     heading,
     "",
@@ -63,9 +65,7 @@ export function renderReport({ heading, subjects, conditions }: BenchResult): Re
       budgets.map((row) => [row.condition, row.budget, row.measured, row.verdict]),
     ),
     "",
-    missed.length === 0
-      ? "Every budget met."
-      : `Missed ${missed.length}: ${missed.map((row) => `${row.condition} "${row.budget}" (${row.measured})`).join("; ")}.`,
+    missed.length === 0 ? "Every budget met." : `Missed ${missed.length}: ${missed.join("; ")}.`,
   ];
   return { markdown: `${markdown.join("\n")}\n`, budgets };
 }
@@ -90,8 +90,16 @@ function firstAnswerTable(names: string[], conditions: ConditionResult[]): strin
 }
 
 function informationTable(subjects: Subject[], fullCore: ConditionResult): string {
-  const warmCpu: Pick = (measured) => measured.warmCpuMs;
   const importMs: Pick = (measured) => measured.importMs;
+  const warmCpuMs: Pick = (measured) => measured.warmCpuMs;
+  /** The subject's median, and its ratio to `over`'s. */
+  const figure = (name: string, pick: Pick, show: (value: number) => string, over: string) => {
+    const median = cell(fullCore, name, (measured) => {
+      const summary = pick(measured);
+      return summary && show(summary.median);
+    });
+    return `${median}, ${ratioCell(fullCore, name, over, pick)}`;
+  };
   return grid(
     ["Subject", "Bundle", "Import with init, × empty handler", "Warm create CPU, × floor"],
     subjects
@@ -99,8 +107,8 @@ function informationTable(subjects: Subject[], fullCore: ConditionResult): strin
       .map(({ name, bytes }) => [
         name,
         `${(bytes / 1024).toFixed(1)} KiB`,
-        `${cell(fullCore, name, (m) => m.importMs && ms(m.importMs.median))}, ${ratioCell(fullCore, name, EMPTY_HANDLER, importMs)}`,
-        `${cell(fullCore, name, (m) => m.warmCpuMs && `${(m.warmCpuMs.median * 1000).toFixed(0)} µs`)}, ${ratioCell(fullCore, name, ISSUER_FREE_FLOOR, warmCpu)}`,
+        figure(name, importMs, ms, EMPTY_HANDLER),
+        figure(name, warmCpuMs, (cpuMs) => `${(cpuMs * 1000).toFixed(0)} µs`, ISSUER_FREE_FLOOR),
       ]),
   );
 }
@@ -136,7 +144,7 @@ function cell(condition: ConditionResult, name: string, show: (measured: Measure
   return (measured && show(measured)) ?? "—";
 }
 
-/** The first answer of those that answered, and a count of those that did not: "55.0 (…) ms; 503 in 1 of 5". */
+/** The first answer of those that answered, and how many did not: "55.0 (…) ms; 503 in 1 of 5". */
 function firstCell(condition: ConditionResult, name: string): string {
   return cell(condition, name, (measured) => {
     const answered = measured.first && spread(measured.first);

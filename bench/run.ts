@@ -73,7 +73,8 @@ const { storeMs, issuerMs } = settings.roundTrips;
 const heading =
   `Plant Store bench at ${commit()}: node ${process.version}, ${availableParallelism()} × ` +
   `${cpus()[0]?.model ?? "unknown CPU"}, load ${load}; RTT ${storeMs}/${issuerMs} ms; ${settings.rounds} ` +
-  `rounds (${settings.memoryRounds} at the other sizes), ${settings.warmCalls} warm creates a process; ${seconds} s`;
+  `rounds (${settings.memoryRounds} at the other sizes), ${settings.warmCalls} warm creates a process; ` +
+  `${seconds} s`;
 const report = renderReport({ heading, subjects, conditions: measured });
 process.stdout.write(`\n${report.markdown}`);
 await writeFile(REPORT_PATH, report.markdown);

@@ -1,4 +1,4 @@
-/** `npm run bench`'s counts and round trips, from BENCH_* variables (docs/PERFORMANCE.md, "How to run it"). */
+/** `npm run bench`'s counts and round trips, from BENCH_* variables: docs/PERFORMANCE.md, "How to run it". */
 import type { RoundTrips } from "./cold-path.ts";
 
 export interface BenchSettings {

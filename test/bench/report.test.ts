@@ -59,7 +59,7 @@ function rowsOf(first: string): string[][] {
 }
 
 describe("the bench's report", () => {
-  it("prints each subject's first answer and warm creates at a full core and at 1024 MB, then its size, import and warm CPU", () => {
+  it("prints each subject's first answer and warm creates at both conditions, size, import, warm CPU", () => {
     for (const name of SHOWN) expect(rowsOf(name)).toHaveLength(2);
     expect(rowsOf(EMPTY_HANDLER)).toEqual([]);
     const [firstAnswers, information] = rowsOf(HANDLER);
@@ -76,7 +76,7 @@ describe("the bench's report", () => {
     expect(rowsOf(LEVER)[0]?.slice(4)).toEqual(["—", "—", "—"]);
   });
 
-  it("prints each memory size with its share, its first answer, the failed processes counted, and its cost", () => {
+  it("prints each memory size with its share, first answer, failed processes counted, and cost", () => {
     const sizes = ["128 MB", "256 MB", "512 MB", "1024 MB", "1769 MB"].map((size) => rowsOf(size)[0]);
     expect(sizes.map((row) => row?.[1])).toEqual(["7.2%", "14.5%", "28.9%", "57.9%", "100.0%"]);
     expect(sizes[0]?.[2]).toBe("1000.0 (900.0–1100.0) ms; 503 in 1 of 21");
