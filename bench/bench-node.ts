@@ -7,7 +7,8 @@ import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { delimiter, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PROJECT_ROOT } from "./child-process.ts";
+
+const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** The binary asked for, resolved; undefined when none was, or when it is the one running. */
 export function requestedOtherNode(args: string[], environment: NodeJS.ProcessEnv): string | undefined {

@@ -1,157 +1,83 @@
 /**
- * Every bundle the bench measures, each built with the handler's esbuild options from a typed entry file
- * (bench/entries/, bench/peers/), so that tsc checks every variant: the shipped handler, the handler
- * without each cold-start lever (lambda/dependencies.ts's ColdStartLevers), the floors and the peers.
+ * Every bundle the bench measures, each built with the deployable bundle's esbuild options
+ * (tools/bundle-options.ts) from a typed entry file (bench/entries/, bench/peers/), so that tsc checks
+ * every variant: the shipped handler, the handler without each cold-start lever, the floors, the peers.
  */
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BuildOptions, build } from "esbuild";
-import { buildBundleWithSize } from "../tools/build-bundle.ts";
 import {
+  eagerBytes,
   esbuildOptions,
-  HANDLER_ENTRY,
   HANDLER_FILE,
   handlerBundleOptions,
   REQUIRE_BANNER,
 } from "../tools/bundle-options.ts";
 
-const BENCH_DIST = new URL("../dist/bench/", import.meta.url);
+const BENCH_DIST = fileURLToPath(new URL("../dist/bench/", import.meta.url));
+
+export const EMPTY_HANDLER = "empty handler";
+export const STORE_FLOOR = "store floor";
+export const ISSUER_FREE_FLOOR = "issuer-free floor";
+export const HANDLER = "handler (shipped)";
+export const SDK_V3_PEER = "peer: AWS SDK v3";
+export const AWS_LITE_PEER = "peer: aws-lite";
 
 /**
- * The handler without one of the cold-start levers: the bench measures each against the shipped one,
- * with the issuer's key set delivered (JWKS_JSON) as it ships. Key prefetch (`prefetchKeys`) has no
- * variant: with the keys delivered the function fetches nothing at init, so it is moot; the handler
- * without delivered keys (the same bundle, fetching at cold start) is a row of its own.
+ * The handler without one of the cold-start levers (lambda/dependencies.ts's ColdStartLevers), each an
+ * entry of bench/entries/, measured at a full core beside the shipped one: what the lever saves.
  */
-export interface LeverVariant {
+export const LEVER_VARIANTS = [
+  { name: "handler without store prewarm", entry: "./entries/without-store-prewarm.ts" },
+];
+
+/** The peers: the same create written with each client, bundled for Node as a team would deploy it. */
+const PEERS = [
+  { name: SDK_V3_PEER, entry: "./peers/aws-sdk-v3.ts" },
+  { name: AWS_LITE_PEER, entry: "./peers/aws-lite.ts" },
+];
+
+export interface Subject {
   name: string;
-  /** Its entry file, relative to bench/. */
-  entry: string;
-  /** Whether the store's connection is still opened at init: the cold path's network model needs it. */
-  storePrewarmed: boolean;
+  bundlePath: string;
+  /** What a cold start imports of it: its entry file and static chunks, no source map. */
+  bytes: number;
 }
 
-export const LEVER_VARIANTS: LeverVariant[] = [
-  { name: "without store prewarm", entry: "./entries/without-store-prewarm.ts", storePrewarmed: false },
-];
-
-/** V8's explicit compile hint: every function of the file compiled eagerly, at load (Node 22+). */
-export const EAGER_COMPILE_HINT = "//# allFunctionsCalledOnLoad";
-
-/** Bundle-level levers: the shipped bundle built with other esbuild options, measured beside it. */
-export const BUNDLE_LEVERS: { name: string; options: BuildOptions }[] = [
-  {
-    name: "with eager compile hint",
-    options: { banner: { js: `${EAGER_COMPILE_HINT}\n${REQUIRE_BANNER}` } },
-  },
-];
-
-/**
- * The peers the README's claims about the AWS SDK rest on (bench/peers/): the same create written with
- * each client, bundled for Node as a team would deploy it (no "browser" condition).
- */
-export const PEERS = [
-  { name: "peer: AWS SDK v3 DynamoDBClient", entry: "./peers/aws-sdk-v3.ts", file: "peer-aws-sdk-v3.mjs" },
-  { name: "peer: aws-lite DynamoDB", entry: "./peers/aws-lite.ts", file: "peer-aws-lite.mjs" },
-] as const;
-
-export interface BenchBundles {
-  /** The deployable bundle built into dist/bench/handler/, so a rebuild elsewhere cannot change it mid-run. */
-  handlerPath: string;
-  /** The empty handler, built with the same options: the floor a cold start is compared with. */
-  emptyPath: string;
-  /** What a cold start imports of the deployable bundle: its entry and static chunks, no source map. */
-  handlerBytes: number;
-  /** bench/floor-handlers.ts's floors, each built as its own bundle with the same options. */
-  storeFloorPath: string;
-  verifyingFloorPath: string;
-  issuerFreeFloorPath: string;
-  /** The issuer-free floor with the API's duties (bench/floor-with-duties.ts): information on the cold path. */
-  issuerFreeFloorWithDutiesPath: string;
-  /** bench/warm-floor.ts, bundled the same way: item 3 runs it beside the handler's bundle. */
-  warmFloorPath: string;
-  /** The warm floor with the API's duties (bench/floor-with-duties.ts), bundled the same way, for item 3 too. */
-  dutiesFloorPath: string;
-  /** The handler built without each lever, named as in LEVER_VARIANTS, and with each of BUNDLE_LEVERS. */
-  leverVariants: { name: string; path: string; storePrewarmed: boolean }[];
-  /** PEERS, built; each with its size. */
-  peers: { name: string; path: string; bytes: number }[];
-}
-
-export async function buildBenchBundles(): Promise<BenchBundles> {
+/** Builds every subject into dist/bench/, so that a rebuild elsewhere cannot change one mid-run. */
+export async function buildSubjects(): Promise<Subject[]> {
   await mkdir(BENCH_DIST, { recursive: true });
-  const handler = await buildBundleWithSize(benchPath("handler/"));
-  const leverVariants = await Promise.all([
-    ...LEVER_VARIANTS.map(async (variant, index) => ({
-      name: variant.name,
-      storePrewarmed: variant.storePrewarmed,
-      path: await buildSplitEntry(variant.entry, `handler-lever-variant-${index + 1}/`),
-    })),
-    ...BUNDLE_LEVERS.map(async (lever, index) => ({
-      name: lever.name,
-      storePrewarmed: true,
-      path: await buildSplitEntry(HANDLER_ENTRY, `handler-bundle-lever-${index + 1}/`, lever.options),
-    })),
-  ]);
-  const peers = await Promise.all(
-    PEERS.map(async (peer) => {
-      const path = await buildEntry(peer.entry, peer.file, {
-        conditions: [],
-        sourcemap: false,
-        banner: { js: REQUIRE_BANNER },
-      });
-      return { name: peer.name, path, bytes: (await stat(path)).size };
-    }),
-  );
-  return {
-    handlerPath: handler.path,
-    emptyPath: await buildEntry("./entries/empty-handler.ts", "empty-handler.mjs"),
-    handlerBytes: handler.eagerBytes,
-    storeFloorPath: await buildEntry("./entries/store-floor.ts", "store-floor.mjs"),
-    verifyingFloorPath: await buildEntry("./entries/verifying-floor.ts", "verifying-floor.mjs"),
-    issuerFreeFloorPath: await buildEntry("./entries/issuer-free-floor.ts", "issuer-free-floor.mjs"),
-    issuerFreeFloorWithDutiesPath: await buildEntry(
-      "./entries/issuer-free-floor-with-duties.ts",
-      "issuer-free-floor-with-duties.mjs",
+  const plain = (name: string, entry: string, options: BuildOptions = {}) =>
+    buildOne(name, entry, { ...esbuildOptions(), ...options });
+  return Promise.all([
+    plain(EMPTY_HANDLER, "./entries/empty-handler.ts"),
+    plain(STORE_FLOOR, "./entries/store-floor.ts"),
+    plain(ISSUER_FREE_FLOOR, "./entries/issuer-free-floor.ts"),
+    buildOne(HANDLER, undefined, handlerBundleOptions(join(BENCH_DIST, "handler"))),
+    ...LEVER_VARIANTS.map((variant, index) =>
+      buildOne(variant.name, variant.entry, handlerBundleOptions(join(BENCH_DIST, `lever-${index + 1}`))),
     ),
-    warmFloorPath: await buildEntry("./warm-floor.ts", "warm-floor.mjs"),
-    dutiesFloorPath: await buildEntry("./entries/warm-floor-with-duties.ts", "warm-floor-with-duties.mjs"),
-    leverVariants,
-    peers,
-  };
-}
-
-function benchPath(file: string): string {
-  return fileURLToPath(new URL(file, BENCH_DIST));
+    ...PEERS.map((peer) =>
+      plain(peer.name, peer.entry, { conditions: [], sourcemap: false, banner: { js: REQUIRE_BANNER } }),
+    ),
+  ]);
 }
 
 /**
- * `entry` (a path relative to bench/, or absolute) bundled exactly as the deployable bundle is, its lazy
- * chunks split out (tools/bundle-options.ts), into dist/bench/`directory`; returns its entry file. The
- * handler's variants are built so: inlined, their chunks cost them 0.7 ms of import the shipped one has not.
+ * `entry` (relative to bench/; none: the options' own) built with `options`: split into an outdir, as the
+ * deployable bundle is, or else into one file named after the subject.
  */
-async function buildSplitEntry(
-  entry: string,
-  directory: string,
-  options: BuildOptions = {},
-): Promise<string> {
-  const outdir = benchPath(directory);
-  await build({
-    ...handlerBundleOptions(outdir, fileURLToPath(new URL(entry, import.meta.url))),
-    ...options,
-  });
-  return join(outdir, HANDLER_FILE);
-}
-
-/** `entry` (a path relative to bench/, or absolute) bundled as the handler is, into dist/bench/`file`. */
-async function buildEntry(entry: string, file: string, options: BuildOptions = {}): Promise<string> {
-  const outfile = benchPath(file);
-  await build({
-    ...esbuildOptions(),
-    ...options,
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
-    outfile,
-  });
-  return outfile;
+async function buildOne(name: string, entry: string | undefined, options: BuildOptions): Promise<Subject> {
+  const entryPoint = entry && fileURLToPath(new URL(entry, import.meta.url));
+  if (options.outdir !== undefined) {
+    const result = await build({ ...options, ...(entryPoint ? { entryPoints: { index: entryPoint } } : {}) });
+    const bundlePath = join(options.outdir, HANDLER_FILE);
+    const key = Object.keys(result.metafile?.outputs ?? {}).find((file) => bundlePath.endsWith(file));
+    const bytes = result.metafile && key ? eagerBytes(result.metafile, key) : (await stat(bundlePath)).size;
+    return { name, bundlePath, bytes };
+  }
+  const bundlePath = join(BENCH_DIST, `${name.replace(/[^a-z0-9]+/gi, "-")}.mjs`);
+  await build({ ...options, entryPoints: [entryPoint ?? ""], outfile: bundlePath });
+  return { name, bundlePath, bytes: (await stat(bundlePath)).size };
 }

@@ -38,24 +38,3 @@ export function costPerMillionCreates(durationMs: number, memoryMb: number): Cos
   const totalUsd = Object.values(parts).reduce((sum, part) => sum + part, 0);
   return { durationMs, billedMs, memoryMb, ...parts, totalUsd };
 }
-
-/**
- * A duration for AWS from this machine's numbers: the handler's CPU time, stretched by the fraction of a
- * vCPU the configured memory buys, plus one in-region DynamoDB round trip (an assumption, not measured).
- */
-export function estimatedAwsDurationMs(handlerCpuMicros: number, memoryMb: number, storeRoundTripMs: number) {
-  return handlerCpuMicros / 1000 / cpuFraction(memoryMb) + storeRoundTripMs;
-}
-
-/**
- * What `cpuMicros` of CPU on each of a million calls (creates, or cold starts, whose init is billed too)
- * adds to the Lambda compute bill: the CPU stretched by the fraction of a vCPU the memory buys, billed at
- * that memory. Each invocation is rounded up to the millisecond, but averaged over where a call's duration
- * falls within its last millisecond, an added duration is billed at its own length. Up to 1,769 MB the
- * figure is the same at any memory: the share stretches the CPU as much as the smaller memory lowers its
- * price.
- */
-export function cpuCostPerMillionCallsUsd(cpuMicros: number, memoryMb: number): number {
-  const billedSeconds = cpuMicros / 1e6 / cpuFraction(memoryMb);
-  return 1e6 * billedSeconds * (memoryMb / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND;
-}

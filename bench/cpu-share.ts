@@ -16,38 +16,26 @@ const PERIOD_MICROS = 10_000;
 /** The kernel refuses a quota under 1 ms: a smaller share takes a longer period (128 MB: 1,447 µs in 20 ms). */
 const MIN_QUOTA_MICROS = 1_000;
 
-export interface CpuShare {
-  memoryMb: number;
-  /** The fraction of one core: memory / 1,769, at most 1. */
-  fraction: number;
-  /** The file a pid is written to, to put that process under the quota. */
-  procsFile: string;
-}
-
-export type CpuShareOutcome = { share: CpuShare } | { memoryMb: number; notMeasured: string };
-
 const made = new Set<string>();
 
-/** A group per memory size, or the reason it could not be made. Call removeCpuShares() after, always. */
-export function makeCpuShares(memorySizesMb: readonly number[]): CpuShareOutcome[] {
-  return memorySizesMb.map((memoryMb) => {
-    const directory = join(CPU_HIERARCHY, `plant-store-bench-${process.pid}-${memoryMb}mb`);
-    try {
-      mkdirSync(directory);
-      made.add(directory);
-      const fraction = cpuFraction(memoryMb);
-      const period = PERIOD_MICROS * Math.ceil(MIN_QUOTA_MICROS / (PERIOD_MICROS * fraction));
-      writeFileSync(join(directory, "cpu.cfs_period_us"), String(period));
-      writeFileSync(join(directory, "cpu.cfs_quota_us"), String(Math.round(period * fraction)));
-      return { share: { memoryMb, fraction, procsFile: join(directory, "cgroup.procs") } };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      return {
-        memoryMb,
-        notMeasured: `no cgroup v1 CPU quota here (${code}; needs root and ${CPU_HIERARCHY})`,
-      };
-    }
-  });
+/**
+ * The `cgroup.procs` file of a group that gives a process memoryMb's CPU share, or why none could be
+ * made. Call removeCpuShares() after, always.
+ */
+export function makeCpuShare(memoryMb: number): { procsFile: string } | { notMeasured: string } {
+  const directory = join(CPU_HIERARCHY, `plant-store-bench-${process.pid}-${memoryMb}mb`);
+  try {
+    mkdirSync(directory);
+    made.add(directory);
+    const fraction = cpuFraction(memoryMb);
+    const period = PERIOD_MICROS * Math.ceil(MIN_QUOTA_MICROS / (PERIOD_MICROS * fraction));
+    writeFileSync(join(directory, "cpu.cfs_period_us"), String(period));
+    writeFileSync(join(directory, "cpu.cfs_quota_us"), String(Math.round(period * fraction)));
+    return { procsFile: join(directory, "cgroup.procs") };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return { notMeasured: `no cgroup v1 CPU quota here (${code}; needs root and ${CPU_HIERARCHY})` };
+  }
 }
 
 /** Removes every group made; a group still holding a process stays, and is named. */

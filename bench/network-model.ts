@@ -18,8 +18,6 @@ import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 export interface RemoteEndpoint {
   /** `https://127.0.0.1:<port>`: the proxy's address. */
   origin: string;
-  /** The RTT new connections get from now on (ms). */
-  setRoundTripMs(roundTripMs: number): void;
   close(): Promise<void>;
 }
 
@@ -50,19 +48,15 @@ export async function startRemoteEndpoint(options: RemoteEndpointOptions): Promi
   });
   const terminatorPort = await listen(terminator);
 
-  let roundTripMs = options.roundTripMs;
   const proxy = createTcpServer({ allowHalfOpen: true }, (client) => {
     track(client);
     const server = track(tcpConnect({ port: terminatorPort, host: "127.0.0.1", allowHalfOpen: true }));
-    joinSockets(client, server, roundTripMs);
+    joinSockets(client, server, options.roundTripMs);
   });
   const proxyPort = await listen(proxy);
 
   return {
     origin: `https://127.0.0.1:${proxyPort}`,
-    setRoundTripMs(next) {
-      roundTripMs = next;
-    },
     async close() {
       for (const socket of sockets) socket.destroy();
       await Promise.all([closeServer(proxy), closeServer(terminator)]);

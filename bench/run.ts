@@ -1,152 +1,92 @@
 /**
- * `npm run bench`: cold start, the cold path as AWS sees it, first invocation, warm CPU, local load,
- * cost and the request parser, each item a function of bench/items/ returning its rows, printed as one
- * table. Every budget is a ratio to a floor measured in the same run. It is a report: it exits 0 even
- * when a budget fails, unless BENCH_STRICT=1 (then it fails when any budget row fails or a measurement
- * errors). Counts come from BENCH_* variables (bench/settings.ts); the defaults keep it to a few
- * minutes. `--verbose` adds the details; every figure is also written as JSON to
- * dist/bench/results.json. `--node <path>` (or BENCH_NODE) measures on another Node binary.
+ * `npm run bench`: the first answer of fresh processes over TLS with injected round trips, at a full core
+ * and at each memory size's CPU share, the shipped handler beside the floors and the peers, interleaved
+ * in one run; the budgets are ratios measured in it (bench/budgets.ts). The report goes to stdout and to
+ * dist/bench/report.md. It exits 0 even when a budget is missed, unless BENCH_STRICT=1. `--node <path>`
+ * (or BENCH_NODE) measures on another Node binary; BENCH_* variables set the counts (bench/settings.ts).
  */
-
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
+import { startHarness } from "../support/harness.ts";
 import { requestedOtherNode, runOnNode } from "./bench-node.ts";
-import { buildBenchBundles } from "./bundles.ts";
-import { coldPathItem } from "./items/cold-path-item.ts";
-import { bundleSizeRows, coldStartItem } from "./items/cold-start-item.ts";
-import { costItem } from "./items/cost-item.ts";
-import { firstInvocationItem } from "./items/first-invocation-item.ts";
-import type { ItemResult } from "./items/item.ts";
-import { localLoadItem } from "./items/local-load-item.ts";
-import { memoryItem } from "./items/memory-item.ts";
-import { warmCpuItem } from "./items/warm-cpu-item.ts";
-import { measureParserRows } from "./parser.ts";
-import { errorRow, type Row, renderTable } from "./report.ts";
-import { benchSettings, extraBundles } from "./settings.ts";
+import { BUDGET_MEMORY_MB, failsStrictRun } from "./budgets.ts";
+import {
+  AWS_LITE_PEER,
+  buildSubjects,
+  EMPTY_HANDLER,
+  HANDLER,
+  ISSUER_FREE_FLOOR,
+  LEVER_VARIANTS,
+  SDK_V3_PEER,
+  STORE_FLOOR,
+} from "./bundles.ts";
+import { type Condition, measureColdPath } from "./cold-path.ts";
+import { MEMORY_SIZES_MB } from "./memory.ts";
+import { renderReport } from "./report.ts";
+import { benchSettings } from "./settings.ts";
 
-const RESULTS_PATH = "dist/bench/results.json";
-
-/** Where docs/PERFORMANCE.md explains each budget a run can miss. */
-const EXPLAINED_IN = 'docs/PERFORMANCE.md, section "Budgets not met"';
+const REPORT_PATH = "dist/bench/report.md";
 
 const otherNode = requestedOtherNode(process.argv.slice(2), process.env);
 if (otherNode !== undefined) process.exit(await runOnNode(otherNode, "./run.ts", process.argv.slice(2)));
 
-const verbose = process.argv.includes("--verbose");
 const settings = benchSettings(process.env);
-const extra = extraBundles(process.env);
-/** BENCH_ONLY=2,M: only those items run (the bundle size is always shown). */
-const onlyItems = process.env.BENCH_ONLY?.split(",").map((item) => item.trim());
 const startedAt = performance.now();
+const subjects = await buildSubjects();
 
-const LEGEND = [
-  "first answer: a fresh process, from import to its first create's answer (Lambda's init + first call)",
-  "store floor: the least a write must do cold: 1 TLS connection and 1 signed PutItem, plain node:https",
-  "issuer-free floor: this API's least, keys delivered: RS256 check, key in hand, then PutItem on a TLS connection from init",
-  "verifying floor: the least without them: key set GET + RS256 check beside the store's TLS handshake, then PutItem",
-  "delivered keys: the issuer's key set in JWKS_JSON, as the stack gives it to the function (as it ships)",
-  "warm floor: a warm instance's least: RS256 check, key kept; PutItem signed, signing key kept, on an open connection",
-  "with duties (a floor's information row): plus, done plainly, the claims, the body's checks, a timeout, the answer, a log line",
-  `RTT a/b: injected round trips, store a ms, issuer b ms; RTT 0 leaves the CPU part; default ${settings.roundTrips.storeMs}/${settings.roundTrips.issuerMs}`,
-  "share: a cgroup CPU quota of memory / 1,769 MB of one core, as Lambda gives (full core: no quota)",
-  "item 2 rows, at a full core: first answer, median (p10–p90), × the issuer-free floor, CPU ms of that span",
+const budgeted = [ISSUER_FREE_FLOOR, HANDLER, SDK_V3_PEER, AWS_LITE_PEER];
+const conditions: Condition[] = [
+  {
+    subjectNames: [EMPTY_HANDLER, STORE_FLOOR, ...budgeted, ...LEVER_VARIANTS.map((lever) => lever.name)],
+    rounds: settings.rounds,
+  },
+  ...MEMORY_SIZES_MB.map((memoryMb) =>
+    memoryMb === BUDGET_MEMORY_MB
+      ? { memoryMb, subjectNames: budgeted, rounds: settings.rounds }
+      : { memoryMb, subjectNames: [ISSUER_FREE_FLOOR, HANDLER], rounds: settings.memoryRounds },
+  ),
 ];
 
-const results: ItemResult[] = [];
-
-/** Runs one item unless BENCH_ONLY leaves it out; a failure becomes an error row, and the run goes on. */
-async function item<T extends ItemResult>(
-  id: string,
-  name: string,
-  run: () => Promise<T>,
-): Promise<T | undefined> {
-  if (onlyItems !== undefined && !onlyItems.includes(id)) return undefined;
-  process.stderr.write(`bench: ${name}...\n`);
+const harness = await startHarness();
+const measured = await (async () => {
   try {
-    const result = await run();
-    results.push(result);
-    return result;
-  } catch (error) {
-    results.push({ rows: [errorRow(id, name, error)] });
-    console.error(error);
-    return undefined;
+    return await measureColdPath({
+      subjects,
+      conditions,
+      roundTrips: settings.roundTrips,
+      warmCalls: settings.warmCalls,
+      environment: harness.environment,
+      token: await harness.issuer.mint(),
+      deliveredKeySet: JSON.stringify(harness.issuer.jwks),
+    });
+  } finally {
+    await harness.close();
   }
-}
+})();
 
-const bundles = await buildBenchBundles();
-results.push({ rows: bundleSizeRows(bundles) });
-await item("1", "Cold start: import of the bundle", () => coldStartItem(bundles, settings.importRounds));
-const coldPath = await item("2", "Cold path over TLS, full core", () =>
-  coldPathItem({ bundles, extra, roundTrips: settings.roundTrips, rounds: settings.coldPathRounds }),
-);
-await item("M", "Memory sizes: cold path at Lambda's CPU share", () =>
-  memoryItem({
-    bundles,
-    roundTrips: settings.roundTrips,
-    rounds: settings.memoryRounds,
-    warmCalls: settings.memoryWarmCalls,
-    memoryMb: settings.memoryMb,
-  }),
-);
-const firstInvocation = await item("2", "First invocation on loopback", () =>
-  firstInvocationItem({
-    bundles,
-    extra,
-    runs: settings.firstInvocationRuns,
-    warmCallsPerRun: settings.warmCallsPerRun,
-  }),
-);
-const warmCpu = await item("3", "Warm handler CPU", () =>
-  warmCpuItem({ bundles, creates: settings.cpuCreates, extra }),
-);
-await item("4", "Local end-to-end load", () =>
-  localLoadItem({
-    connections: settings.loadConnections,
-    seconds: settings.loadSeconds,
-    warmUpSeconds: settings.loadWarmUpSeconds,
-  }),
-);
-await item("5", "Cost", async () => {
-  if (firstInvocation === undefined || warmCpu === undefined) {
-    throw new Error("needs the warm duration (2) and the warm CPU (3)");
-  }
-  return costItem({
-    warmDurationMs: firstInvocation.warmDurationMs,
-    warmCpu,
-    coldCpuBeyondFloorMs: coldPath?.cpuBeyondFloorAtZeroMs,
-    memoryMb: settings.memoryMb,
-  });
-});
-await item("6", "Request parser, worst-case bodies", async () => ({
-  rows: await measureParserRows("6", settings.parserRounds),
-}));
-
-const rows: Row[] = results.flatMap((result) => result.rows);
-const notes = results.flatMap((result) => result.notes ?? []);
-const cpu = cpus()[0]?.model ?? "unknown CPU";
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
 const load = loadavg()
   .map((value) => value.toFixed(2))
   .join(" ");
-console.log(
-  `\nPlant Store benchmarks: node ${process.version}, ${availableParallelism()} × ${cpu}, load ${load}, ${seconds} s\n`,
-);
-console.log(LEGEND.map((line) => `  ${line}`).join("\n"));
-console.log(`\n${renderTable(rows)}`);
-for (const result of results) if (result.appendix !== undefined) console.log(`\n${result.appendix}`);
-if (verbose) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
-const json = Object.assign({ settings }, ...results.map((result) => result.json ?? {}), { rows, notes });
-await writeFile(RESULTS_PATH, `${JSON.stringify(json, null, 2)}\n`);
-console.log(`\nEvery figure, with details: ${RESULTS_PATH}${verbose ? "" : " (or run with --verbose)"}`);
+const { storeMs, issuerMs } = settings.roundTrips;
+const heading =
+  `Plant Store bench at ${commit()}: node ${process.version}, ${availableParallelism()} × ` +
+  `${cpus()[0]?.model ?? "unknown CPU"}, load ${load}; RTT ${storeMs}/${issuerMs} ms; ${settings.rounds} ` +
+  `rounds (${settings.memoryRounds} at the other sizes), ${settings.warmCalls} warm creates a process; ` +
+  `${seconds} s`;
+const report = renderReport({ heading, subjects, conditions: measured });
+process.stdout.write(`\n${report.markdown}`);
+await writeFile(REPORT_PATH, report.markdown);
+console.log(`\nThe report, to paste into docs/PERFORMANCE.md: ${REPORT_PATH}`);
+if (failsStrictRun(report.budgets, process.env)) process.exitCode = 1;
 
-const failed = rows.filter((row) => row.verdict === "FAIL" || row.verdict === "ERROR");
-if (failed.length === 0) console.log("Every budget met.");
-else {
-  // An item that threw has one error row (errorRow: "error: …"); other ERROR rows ran, and say what failed.
-  const crashed = (row: Row) => row.verdict === "ERROR" && row.measured.startsWith("error: ");
-  const names = failed.map(
-    (row) => `${row.item} "${row.result}" (${crashed(row) ? "did not run" : row.measured})`,
-  );
-  console.log(`Missed ${failed.length}: ${names.join("; ")}. Why: ${EXPLAINED_IN}.`);
+function commit(): string {
+  try {
+    const hash = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+    const changed = execFileSync("git", ["status", "--porcelain"], { encoding: "utf8" }).trim() !== "";
+    return changed ? `${hash} (with uncommitted changes)` : hash;
+  } catch {
+    return "an unknown commit";
+  }
 }
-if (process.env.BENCH_STRICT === "1" && failed.length > 0) process.exitCode = 1;

@@ -1,9 +1,8 @@
 /**
- * A peer for the claims about the AWS SDK: the same create written with aws-lite's DynamoDB plugin
- * (PutItem, never overwriting), the caller's token checked as the issuer-free floor checks it
- * (the key set delivered in JWKS_JSON, imported at init), before the write. Neither client can open
- * the store's connection before its first call. The client
- * is made at init (top-level await), from the region, credentials and store endpoint in the environment.
+ * A peer: the same create written with aws-lite's DynamoDB plugin (PutItem, never overwriting), the
+ * caller's token checked as the issuer-free floor checks it (the key set delivered in JWKS_JSON, imported
+ * at init), before the write. The client is made at init (top-level await) from the region, credentials
+ * and store endpoint in the environment, and cannot open the store's connection before its first call.
  * Bundled at bench time (bench/bundles.ts) from the dev dependencies.
  */
 import awsLite from "@aws-lite/client";
@@ -16,7 +15,7 @@ import {
   newPlantId,
   setting,
   verifyToken,
-} from "../floor-handlers.ts";
+} from "../floors.ts";
 
 const { DynamoDB } = (await awsLite({
   region: setting("AWS_REGION"),

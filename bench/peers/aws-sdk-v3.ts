@@ -1,10 +1,9 @@
 /**
- * A peer for the claims about the AWS SDK: the same create written with the AWS SDK v3 DynamoDBClient
- * (PutItem, never overwriting), the caller's token checked as the issuer-free floor checks it
- * (the key set delivered in JWKS_JSON, imported at init), before the write. Neither client can open
- * the store's connection before its first call. The client
- * is made at init, as AWS advises; it reads the region, credentials and AWS_ENDPOINT_URL_DYNAMODB from
- * the environment. Bundled at bench time (bench/bundles.ts) from the dev dependency.
+ * A peer: the same create written with the AWS SDK v3 DynamoDBClient (PutItem, never overwriting), the
+ * caller's token checked as the issuer-free floor checks it (the key set delivered in JWKS_JSON, imported
+ * at init), before the write. The client is made at init, as AWS advises; it reads the region,
+ * credentials and AWS_ENDPOINT_URL_DYNAMODB from the environment, and cannot open the store's connection
+ * before its first call. Bundled at bench time (bench/bundles.ts) from the dev dependency.
  */
 import { DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import {
@@ -15,7 +14,7 @@ import {
   newPlantId,
   setting,
   verifyToken,
-} from "../floor-handlers.ts";
+} from "../floors.ts";
 
 const client = new DynamoDBClient({});
 

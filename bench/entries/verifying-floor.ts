@@ -1,1 +1,0 @@
-export { verifyingFloor as handler } from "../floor-handlers.ts";
