@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { App } from "aws-cdk-lib";
 import { costPerMillionCreates } from "../bench/cost.ts";
-import { LAMBDA_ARM64_USD_PER_GB_SECOND, PRICES_READ_ON, PRICES_REGION } from "../bench/prices.ts";
+import { PRICES_READ_ON, PRICES_REGION } from "../bench/prices.ts";
 import { CONTEXT_DEFAULTS, CONTEXT_KEYS } from "../infra/config.ts";
 import { addPlantStore } from "../infra/plant-store-app.ts";
 import type { Template } from "../infra/rules/deploy-rule.ts";
@@ -20,19 +20,22 @@ import { METRIC_NAMES } from "../lambda/metrics.ts";
 const GUIDE_PATH = fileURLToPath(new URL("../docs/DEPLOY.md", import.meta.url));
 
 /**
- * Monthly prices of what the stack holds whatever its traffic (us-east-1, read 2026-11-23). Only the
- * X-Ray and CloudWatch free tiers were read on AWS's own pages; the Cognito prices come from a third-party
- * article and price index, the CloudWatch prices from third-party summaries. Re-read them before quoting.
+ * Prices of what the stack holds and bills by the month or by the token, us-east-1 list prices read on
+ * 2026-11-23, several not confirmed on AWS's own pages: re-read them before quoting.
  */
 const MONTHLY_USD = {
+  /** Cognito M2M app client: a third-party article (May 2025); not confirmed on AWS's Cognito pricing page. */
   cognitoAppClient: 6.0,
+  /** A third-party summary of CloudWatch pricing (2026-06-13); the free tier is AWS's CloudWatch pricing page. */
   dashboard: 3.0,
+  /** A standard-resolution alarm metric: a third-party page (undated); free tier as above. */
   alarmMetric: 0.1,
+  /** A custom metric, prorated by the hour it receives data: a third-party calculator. */
   customMetric: 0.3,
 };
-/** Cognito machine-to-machine token requests, per successful token response. */
+/** Cognito M2M token requests: a third-party price index, billing code CUPM2MTokenRequestsFull (2025-04-27). */
 const COGNITO_USD_PER_TOKEN = 2.25 / 1000;
-/** CloudWatch Logs ingestion, per GB. */
+/** CloudWatch Logs ingestion, per GB: the same summary of CloudWatch pricing. */
 const LOGS_USD_PER_GB = 0.5;
 /** A caller that reuses its one-hour token asks for one at most this often in a 30-day month. */
 const TOKENS_PER_CALLER_MONTH = 30 * 24;
@@ -176,7 +179,7 @@ const costTable: Block = {
   write(template) {
     const c = costs(template);
     const memory = CONTEXT_DEFAULTS.memorySize;
-    const computePerMs = (1e6 / 1000) * (memory / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND;
+    const computePerMs = costPerMillionCreates(1, memory).lambdaComputeUsd;
     const fixed = costPerMillionCreates(0, memory).totalUsd;
     const { low, high } = ASSUMED_DURATION_MS;
     return [
