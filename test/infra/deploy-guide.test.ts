@@ -1,7 +1,8 @@
 /**
  * docs/DEPLOY.md against the code: its generated blocks (the stack in figures, the alarms, the cost, the
- * options) are as `npm run generate` writes them from the synthesized stack (tools/deploy-facts.ts), and the
- * commands it shares with the README read outputs the stack has.
+ * options) are as `npm run generate` writes them from the synthesized stack (tools/deploy-facts.ts), it
+ * names every output, and the commands it shares with the README read outputs the stack has. The policies
+ * of docs/DEPLOY-POLICY.md are JSON.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -49,10 +50,24 @@ describe("docs/DEPLOY.md's commands", () => {
     expect(outHelper(guide)).toContain('--stack-name "$STACK"');
   });
 
+  it("name every output the stack has", () => {
+    for (const key of Object.values(OUTPUT_KEYS)) expect(guide, key).toContain(`\`${key}\``);
+  });
+
   it("read only outputs the stack has, here and in the README", () => {
     const known: string[] = Object.values(OUTPUT_KEYS);
     const read = [...`${guide}${readme}`.matchAll(/\$\(out (\w+)\)/g)].map((match) => match[1]);
     expect(read.length).toBeGreaterThan(3);
     for (const key of read) expect(known, `$(out ${key})`).toContain(key);
+  });
+});
+
+describe("docs/DEPLOY-POLICY.md", () => {
+  it("gives each policy document as JSON an operator can save and create", () => {
+    const blocks = [...read("docs/DEPLOY-POLICY.md").matchAll(/^```json\n(\{[\s\S]*?)^```/gm)].map(
+      (match) => match[1] ?? "",
+    );
+    expect(blocks.length).toBe(3);
+    for (const block of blocks) expect(JSON.parse(block)).toHaveProperty("Statement");
   });
 });
