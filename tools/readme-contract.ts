@@ -1,15 +1,18 @@
 /**
- * The parts of README.md that restate the contract, written from openapi/openapi.yaml by `npm run
- * generate` (after the generated code): the table of NewPlant's fields, between its two marker comments,
- * and the 409 example message, which names the fields a conflict may lie in as the function does
- * (lambda/plants/create-plant.ts). A field added to the document appears in both at the next generate;
- * test/docs/readme-contract.test.ts fails when the README was not regenerated.
+ * The parts of README.md that restate the contract or the code, written by `npm run generate` (after the
+ * generated code): the table of NewPlant's fields from openapi/openapi.yaml, between its two marker
+ * comments; the 409 example message, which names the fields a conflict may lie in as the function does
+ * (lambda/plants/create-plant.ts); the body limit of the 413 row, and the local run's port. A field added
+ * to the document appears in both at the next generate; test/docs/readme-contract.test.ts fails when the
+ * README was not regenerated.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describeFields } from "../lambda/plants/create-plant.ts";
 import type { PlantField } from "../lambda/plants/plant.ts";
+import { MAX_BODY_BYTES } from "../lambda/request/request-body.ts";
+import { DEFAULT_PORT } from "../local/local-settings.ts";
 
 const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
 const OPENAPI_PATH = fileURLToPath(new URL("../openapi/openapi.yaml", import.meta.url));
@@ -18,6 +21,9 @@ export const FIELDS_START =
 export const FIELDS_END = "<!-- end of NewPlant's fields -->";
 /** The 409 row, its text and its example, up to the fields each names. */
 const CONFLICT_EXAMPLE = /(exists with another )[^`;]*/g;
+/** The 413 row's limit, and the local run's URLs. */
+const BODY_LIMIT = /(the body is over |at most )\d+( bytes| are accepted)/g;
+const LOCAL_URL = /(http:\/\/127\.0\.0\.1:)\d+/g;
 /** What every PlantText is, beyond its length (the schema's own description says why). */
 const PLANT_TEXT_RULES = "a `PlantText`: not blank, no control characters, no U+FFFD";
 
@@ -72,10 +78,10 @@ export function readmeFromContract(readme: string, document: Schema): string {
   const stored: PlantField[] = newPlantFields(document)
     .filter(({ name }) => name !== "id")
     .map(({ name, required }) => ({ name: name as PlantField["name"], required }));
-  return `${readme.slice(0, start + FIELDS_START.length)}\n${fieldTable(document)}\n${readme.slice(end)}`.replace(
-    CONFLICT_EXAMPLE,
-    `$1${describeFields(stored)}`,
-  );
+  return `${readme.slice(0, start + FIELDS_START.length)}\n${fieldTable(document)}\n${readme.slice(end)}`
+    .replace(CONFLICT_EXAMPLE, `$1${describeFields(stored)}`)
+    .replace(BODY_LIMIT, `$1${MAX_BODY_BYTES}$2`)
+    .replace(LOCAL_URL, `$1${DEFAULT_PORT}`);
 }
 
 export function readOpenApiDocument(path = OPENAPI_PATH): Schema {
@@ -87,6 +93,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // A copy of the code without its documents (test/client/added-field.test.ts makes one) has none to write.
   if (existsSync(README_PATH)) {
     writeFileSync(README_PATH, readmeFromContract(readFileSync(README_PATH, "utf8"), readOpenApiDocument()));
-    console.log(`wrote ${README_PATH}: NewPlant's fields and the 409 example`);
+    console.log(`wrote ${README_PATH}: NewPlant's fields, the 409 example, the body limit, the port`);
   }
 }

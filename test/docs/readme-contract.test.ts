@@ -1,7 +1,7 @@
 /**
- * README.md's field table and 409 example restate the contract: `npm run generate` writes them from
- * openapi/openapi.yaml (tools/readme-contract.ts). The README must be as the generator writes it, and a
- * field added to the document shows in both without any other edit.
+ * README.md's field table and 409 example restate the contract, its 413 row and local URLs the code:
+ * `npm run generate` writes them (tools/readme-contract.ts). The README must be as the generator writes it,
+ * and a field added to the document shows in both without any other edit.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -27,6 +27,16 @@ function withField(name: string): typeof document {
 describe("README.md", () => {
   it("is as npm run generate writes it from openapi/openapi.yaml (run it after editing the document)", () => {
     expect(readmeFromContract(readme, document)).toBe(readme);
+  });
+
+  it("states the code's body limit and port: a stale one is not what npm run generate writes", () => {
+    for (const stale of [
+      readme.replace(/at most \d+ are accepted/, "at most 1 are accepted"),
+      readme.replace(/127\.0\.0\.1:\d+/, "127.0.0.1:1"),
+    ]) {
+      expect(stale).not.toBe(readme);
+      expect(readmeFromContract(stale, document)).toBe(readme);
+    }
   });
 
   it("shows every field of NewPlant, with the 409 example naming every stored one", () => {

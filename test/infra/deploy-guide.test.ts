@@ -1,11 +1,13 @@
 /**
- * docs/DEPLOY.md against the stack: the output helper is the README's, the outputs it reads exist, and the
- * deploy-time rules and alarms it lists are the stack's.
+ * docs/DEPLOY.md against the code: its generated blocks (the stack in figures, the alarms, the cost, the
+ * options) are as `npm run generate` writes them from the synthesized stack (tools/deploy-facts.ts), it
+ * names every output, and the commands it shares with the README read outputs the stack has. The policies
+ * of docs/DEPLOY-POLICY.md are JSON.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEPLOY_RULES } from "../../infra/rules/index.ts";
 import { OUTPUT_KEYS } from "../../infra/stack-outputs.ts";
+import { deployGuideFromCode } from "../../tools/deploy-facts.ts";
 import { synthesizedTemplate } from "../support/synthesize.ts";
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
@@ -17,31 +19,55 @@ const template = synthesizedTemplate();
 /** The `out()` shell helper a document defines. */
 const outHelper = (text: string) => text.match(/^out\(\) \{.*\}$/m)?.[0];
 
-describe("docs/DEPLOY.md", () => {
-  it("defines the same output helper as the README, over the stack named in STACK", () => {
+describe("docs/DEPLOY.md's generated blocks", () => {
+  it("are as npm run generate writes them from the code (run it after changing the stack)", () => {
+    expect(deployGuideFromCode(guide, template)).toBe(guide);
+  });
+
+  it("follow the stack: an alarm fewer is a row and a count fewer", () => {
+    const resources = { ...template.Resources };
+    const [faults] = Object.keys(resources).filter((id) => id.startsWith("AlarmsFaults"));
+    expect(faults).toBeDefined();
+    delete resources[faults as string];
+    const regenerated = deployGuideFromCode(guide, { ...template, Resources: resources });
+    expect(regenerated).not.toContain("| `Faults` |");
+    expect(guide).toContain("| `Faults` |");
+    const alarmCount = (text: string) => /\| alarms \| (\d+),/.exec(text)?.[1];
+    expect(Number(alarmCount(regenerated))).toBe(Number(alarmCount(guide)) - 1);
+  });
+
+  it("refuse an options table that leaves out an option the stack reads", () => {
+    const withoutMemory = guide.replace(/^\| `memorySize` \|.*\n/m, "");
+    expect(withoutMemory).not.toBe(guide);
+    expect(() => deployGuideFromCode(withoutMemory, template)).toThrow(/missing memorySize/);
+  });
+});
+
+describe("docs/DEPLOY.md's commands", () => {
+  it("define the same output helper as the README, over the stack named in STACK", () => {
     expect(outHelper(guide)).toBeDefined();
     expect(outHelper(guide)).toBe(outHelper(readme));
     expect(outHelper(guide)).toContain('--stack-name "$STACK"');
   });
 
-  it("reads only outputs the stack has, here and in the README", () => {
+  it("name every output the stack has", () => {
+    for (const key of Object.values(OUTPUT_KEYS)) expect(guide, key).toContain(`\`${key}\``);
+  });
+
+  it("read only outputs the stack has, here and in the README", () => {
     const known: string[] = Object.values(OUTPUT_KEYS);
     const read = [...`${guide}${readme}`.matchAll(/\$\(out (\w+)\)/g)].map((match) => match[1]);
-    expect(read.length).toBeGreaterThan(5);
+    expect(read.length).toBeGreaterThan(3);
     for (const key of read) expect(known, `$(out ${key})`).toContain(key);
   });
+});
 
-  it("lists every deploy-time rule, and no other", () => {
-    const listed = [...guide.matchAll(/^\| `(PlantStore-\w+)` \|/gm)].map((match) => match[1]);
-    expect(listed.sort()).toEqual(DEPLOY_RULES.map((rule) => rule.id).sort());
-  });
-
-  it("lists every alarm of the stack, by the id in its logical id, and no other", () => {
-    const alarms = Object.keys(template.Resources ?? {})
-      .filter((id) => id.startsWith("Alarms") && !id.startsWith("AlarmsAlarmTopic"))
-      .map((id) => id.replace(/^Alarms/, "").replace(/[0-9A-F]{8}$/, ""));
-    const section = guide.slice(guide.indexOf("## Alarms"), guide.indexOf("## A custom domain"));
-    const listed = [...section.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]);
-    expect(listed.sort()).toEqual(alarms.sort());
+describe("docs/DEPLOY-POLICY.md", () => {
+  it("gives each policy document as JSON an operator can save and create", () => {
+    const blocks = [...read("docs/DEPLOY-POLICY.md").matchAll(/^```json\n(\{[\s\S]*?)^```/gm)].map(
+      (match) => match[1] ?? "",
+    );
+    expect(blocks.length).toBe(3);
+    for (const block of blocks) expect(JSON.parse(block)).toHaveProperty("Statement");
   });
 });
