@@ -103,9 +103,9 @@ async function writeChanged(outDir: string, outputs: Map<string, string | Uint8A
   }
 }
 
-/** The names of the client package's `dependencies` (client/package.json of `root`). */
+/** The names of the client package's `dependencies` (client/package.json of `root`, if it has one). */
 async function packageDependencies(root: string): Promise<string[]> {
-  const manifest = JSON.parse(await readFile(join(root, "client", "package.json"), "utf8"));
+  const manifest = JSON.parse(await readFile(join(root, "client", "package.json"), "utf8").catch(() => "{}"));
   return Object.keys(manifest.dependencies ?? {});
 }
 

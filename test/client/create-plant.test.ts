@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   createPlantStoreClient,
+  MAX_ANSWER_BYTES,
   type PlantStoreClientOptions,
   PlantStoreError,
   type RetryOptions,
 } from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
+  answerAfter,
   BASE_URL,
   CREDENTIALS,
   clientOnFakes,
@@ -93,23 +95,6 @@ describe("requests", () => {
       expect(request?.headers.get("authorization")).toBe(`Bearer ${TOKEN}`);
       expect(request?.headers.get("content-type")).toBe("application/json");
     }
-  });
-});
-
-describe("where it sends: absolute http(s) URLs only, refused when the client is made", () => {
-  it.each([
-    ["a host and port with no scheme (parsed as the scheme `localhost:`)", "localhost:3000"],
-    ["another scheme", "ftp://x/"],
-    ["a path", "/plants"],
-    ["an empty string", ""],
-  ])("refuses a baseUrl of %s with a TypeError naming it", (_case, baseUrl) => {
-    const { fetch, requests } = scriptedFetch(new FakeClock(), echoPlant);
-    expect(() => createPlantStoreClient({ baseUrl, credentials: CREDENTIALS, fetch })).toThrow(
-      new TypeError(
-        `baseUrl must be an absolute http(s) URL such as https://api.example.com, got ${JSON.stringify(baseUrl)}`,
-      ),
-    );
-    expect(requests).toHaveLength(0);
   });
 });
 
@@ -324,5 +309,32 @@ describe("a property the contract does not have", () => {
       `unknown property '${NOT_A_FIELD}': a NewPlant has only id, name, tag`,
     );
     expect(requests).toHaveLength(0);
+  });
+});
+
+describe("limits", () => {
+  it(`reads answers up to ${MAX_ANSWER_BYTES / 1024} KiB, and throws a longer one, not read on`, async () => {
+    const long = `{"name":"${"F".repeat(MAX_ANSWER_BYTES)}"}`;
+    const { create } = setup(() => new Response(long, { status: 200 }));
+    await expect(create({ id: 1, name: "Fern" })).rejects.toMatchObject({
+      kind: "unexpected-answer",
+      status: 200,
+    });
+  });
+
+  it("is over within retry.deadlineMs, a slow token endpoint's time included", async () => {
+    const clock = new FakeClock({ now: START });
+    const { client } = clientOnFakes({
+      clock,
+      answerToken: answerAfter(clock, 4000, () => tokenAnswer(TOKEN)),
+      answerPlants: (_request, signal) => neverAnswers(signal),
+      options: { retry: { deadlineMs: 10_000 } },
+    });
+    const error = await settle(clock, client.createPlant({ id: 1, name: "Fern" })).catch(
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toMatchObject({ name: "PlantStoreError", kind: "timeout" });
+    expect(clock.now() - START).toBeGreaterThan(9_000);
+    expect(clock.now() - START).toBeLessThanOrEqual(10_000);
   });
 });

@@ -7,7 +7,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ClientCredentials,
@@ -126,14 +125,6 @@ describe("a redirect is never followed", () => {
     expect(elsewhere.requests).toEqual([]);
   });
 
-  it("every POST counts toward maxAttempts: 503, 503, then a redirect is 3 POSTs and the redirect", async () => {
-    unavailableFirst = 2;
-    const before = postsTo(api, "/flaky/plants");
-    const error = await failureOf(clientAt("/flaky").createPlant({ id: 3n, name: "Fern" }));
-    expect(error).toMatchObject({ kind: "redirect", status: 307, attempts: 3 });
-    expect(postsTo(api, "/flaky/plants") - before).toBe(3);
-  });
-
   it("a token is taken only from the token URL itself: a redirected token request is a TokenEndpointError, and nothing is posted", async () => {
     const before = api.requests.length;
     const error = await failureOf(
@@ -164,19 +155,5 @@ describe("a redirect is never followed", () => {
       api.requests.slice(before).some((request) => request.authorization?.includes("token-from-elsewhere")),
     ).toBe(false);
     elsewhere.requests.length = 0;
-  });
-
-  it("masks the client secret in a Location that holds it, in every form shown", async () => {
-    const error = await failureOf(clientAt("/leaky").createPlant({ id: 6n, name: "Fern" }));
-    expect(error).toMatchObject({ kind: "redirect", status: 302 });
-    const shown = [
-      error.message,
-      error.stack,
-      inspect(error, { depth: 10, showHidden: true }),
-      JSON.stringify(error),
-    ].join("\n");
-    expect(shown).toContain("[redacted]");
-    for (const form of [SECRET, btoa(`id:${SECRET}`)]) expect(shown).not.toContain(form);
-    expect(elsewhere.requests).toEqual([]);
   });
 });
