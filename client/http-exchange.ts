@@ -189,12 +189,6 @@ async function cappedText(response: Response, signal: AbortSignal | undefined): 
     return undefined;
   }
   if (!response.body) return "";
-  if (typeof response.body.getReader !== "function") {
-    // A fetch of the caller's may give another body: node-fetch 3's is a Node stream, with no getReader.
-    // It is read whole, and MAX_ANSWER_BYTES applied after: such a body cannot be cut short from here.
-    const bytes = await response.arrayBuffer();
-    return bytes.byteLength > MAX_ANSWER_BYTES ? undefined : new TextDecoder().decode(bytes);
-  }
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener("abort", cancel, { once: true });

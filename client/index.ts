@@ -127,11 +127,6 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       `unknown option '${unknownOption.slice(0, 64)}': createPlantStoreClient takes only ${OPTION_NAMES.join(", ")}`,
     );
   }
-  for (const name of ["fetch", "random"] as const) {
-    if (options[name] !== undefined && typeof options[name] !== "function") {
-      throw new TypeError(`${name} must be a function, got ${typeof options[name]}`);
-    }
-  }
   const plantsUrl = plantsUrlFrom(options.baseUrl);
   const context = clientContextFrom(options);
   const tokens = tokenSourceFor(options.credentials, context);
@@ -145,7 +140,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     plantsUrl,
     async createPlant(plant, callOptions = {}) {
       const body = wirePlant(plant); // a TypeError here, before any token or request
-      const call = callSignalOf(context.signal, callSignalFrom(callOptions));
+      const call = callSignalOf(context.signal, callOptions.signal);
       let outcomeUnknown = false;
       const unanswered = () => {
         outcomeUnknown = true;
@@ -212,22 +207,6 @@ function withUnknownOutcome(error: unknown): unknown {
   return isToken
     ? new TokenEndpointError(message, error.tokenUrl, error.oauthError, details)
     : new PlantStoreError(message, details);
-}
-
-/** createPlant's own options checked, as the client's are: its signal, if any. */
-function callSignalFrom(callOptions: unknown): AbortSignal | undefined {
-  if (typeof callOptions !== "object" || callOptions === null) {
-    throw new TypeError("createPlant's options must be an object such as { signal }");
-  }
-  const unknownName = Object.keys(callOptions).find((key) => key !== "signal");
-  if (unknownName !== undefined) {
-    throw new TypeError(`unknown option '${unknownName.slice(0, 64)}': createPlant takes only signal`);
-  }
-  const { signal } = callOptions as { signal?: unknown };
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError("createPlant's signal must be an AbortSignal");
-  }
-  return signal;
 }
 
 /** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */

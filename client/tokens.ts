@@ -17,9 +17,16 @@ import {
   maskedRequestId,
   retryAfterMs,
   secondsOf,
+  unlessAborted,
 } from "./http-exchange.ts";
 import { basicCredentialForms, SecretMask } from "./masking.ts";
-import { RETRYABLE_STATUSES, RetryableFailure, type RetryContext, requestWithRetries } from "./retry.ts";
+import {
+  callSignalOf,
+  RETRYABLE_STATUSES,
+  RetryableFailure,
+  type RetryContext,
+  requestWithRetries,
+} from "./retry.ts";
 
 /** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
 export interface ClientCredentials {
@@ -190,33 +197,19 @@ async function askTokenFunction(
   signal: AbortSignal | undefined,
 ): Promise<Granted> {
   signal?.throwIfAborted();
-  const leftMs = Math.floor(deadlineAt - clock.now());
-  if (leftMs < 1) {
-    throw new PlantStoreError("the token function was not asked: the call's deadline had passed", {
-      kind: "timeout",
-      attempts: 0,
-    });
+  const leftMs = Math.max(0, Math.floor(deadlineAt - clock.now()));
+  const deadline = new AbortController();
+  const message = `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`;
+  const cancel = clock.setTimer(
+    () => deadline.abort(new PlantStoreError(message, { kind: "timeout", attempts: 0 })),
+    leftMs,
+  );
+  try {
+    const asked = Promise.resolve().then(ask);
+    return grantedByFunction(await unlessAborted(asked, callSignalOf(signal, deadline.signal)));
+  } finally {
+    cancel();
   }
-  const given = await new Promise<unknown>((resolve, reject) => {
-    const settle = (outcome: () => void) => {
-      cancel();
-      signal?.removeEventListener("abort", onAbort);
-      outcome();
-    };
-    const onAbort = () => settle(() => reject(signal?.reason));
-    const cancel = clock.setTimer(() => {
-      const message = `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`;
-      settle(() => reject(new PlantStoreError(message, { kind: "timeout", attempts: 0 })));
-    }, leftMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve()
-      .then(ask)
-      .then(
-        (value) => settle(() => resolve(value)),
-        (error: unknown) => settle(() => reject(error)),
-      );
-  });
-  return grantedByFunction(given);
 }
 
 /**
