@@ -3,7 +3,7 @@
  * handler and the embedded store, read back after each create. Faults a real server cannot produce on
  * demand (a revoked token, an expired one) come from wrapping the fetch or the clock, not from mocks.
  */
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,7 +13,6 @@ import {
   TokenEndpointError,
 } from "../../client/index.ts";
 import { callDynamoDb } from "../../local/dynamodb.ts";
-import { mintLocalToken } from "../../local/local-issuer.ts";
 import { npmRun, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
@@ -53,21 +52,6 @@ function clientWith(options: Partial<PlantStoreClientOptions> = {}) {
   return createPlantStoreClient({ baseUrl: server.url, credentials: local, retry: PATIENT, ...options });
 }
 
-describe("<data dir>/client.json and the start banner", () => {
-  it("keeps the app client privately (0600), with the base URL, and prints its id and token URL, never its secret", async () => {
-    expect((await stat(join(dataDir, "client.json"))).mode & 0o777).toBe(0o600);
-    expect(local).toEqual({
-      baseUrl: server.url,
-      clientId: "plant-store-local",
-      clientSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
-      tokenUrl: `${server.url}/oauth2/token`,
-    });
-    expect(server.output()).toContain(`client: id ${local.clientId}; its secret is in `);
-    expect(server.output()).not.toContain(local.clientSecret);
-    expect(server.output()).toContain(`token URL ${local.tokenUrl}`);
-  });
-});
-
 describe("createPlant through npm start", () => {
   it.each([
     ["-9223372036854775808", -9223372036854775808n],
@@ -100,18 +84,6 @@ describe("createPlant through npm start", () => {
       Array.from({ length: 50 }, (_, index) => `Fern ${index}`),
     );
     expect(counts).toEqual({ token: 1, plants: 50 });
-  });
-
-  it("fetches one new token when the API answers 401 invalid_token, and creates the plant", async () => {
-    // The first token answer carries a token the API refuses (it expired), as if revoked after it was issued.
-    const refused = await mintLocalToken(dataDir, { expiresInSeconds: -60 });
-    const { counts, fetch } = countingFetch(async (path, response) =>
-      path === "/oauth2/token" && counts.token === 1
-        ? Response.json({ ...((await response.json()) as object), access_token: refused })
-        : response,
-    );
-    expect(await clientWith({ fetch }).createPlant({ id: 3001n, name: "Fern" })).toEqual({ name: "Fern" });
-    expect(counts).toEqual({ token: 2, plants: 2 });
   });
 
   it("sends again a create whose answer was lost after it was stored, and gets the plant (a replay answers 200)", async () => {

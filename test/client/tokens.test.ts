@@ -54,17 +54,6 @@ describe("the token request", () => {
 });
 
 describe("the token cache", () => {
-  it("serves 50 concurrent creates with one token request", async () => {
-    const { clock, client, tokenRequests, plantRequests } = setup();
-    await settle(
-      clock,
-      Promise.all(Array.from({ length: 50 }, (_, id) => client.createPlant({ id, name: "Fern" }))),
-    );
-    expect(tokenRequests()).toHaveLength(1);
-    expect(plantRequests()).toHaveLength(50);
-    expect(new Set(plantRequests().map(bearerOf))).toEqual(new Set(["Bearer token-1"]));
-  });
-
   it("uses a token until shortly before expires_in, then fetches one new token for the next calls", async () => {
     const { clock, create, tokenRequests, plantRequests } = setup();
     await create();

@@ -25,13 +25,6 @@ const ENDING = "; the plant may have been stored: sending the same create again 
 const failed = (code: string) => () => {
   throw new TypeError("fetch failed", { cause: Object.assign(new Error(`connect ${code}`), { code }) });
 };
-/** Node's failure when every address of a host refused: an AggregateError cause with its own code. */
-const _allAddressesRefused = () => {
-  const cause = Object.assign(new AggregateError([new Error("connect ECONNREFUSED ::1:443")], ""), {
-    code: "ECONNREFUSED",
-  });
-  throw new TypeError("fetch failed", { cause });
-};
 /** What a browser says, whatever happened: no code. */
 const browserRefusal = () => {
   throw new TypeError("Failed to fetch");
@@ -85,15 +78,6 @@ describe("no POST can have reached the API: no ending", () => {
     const error = await failureOf([failed(code)]);
     expect(error).toMatchObject({ kind: "network", attempts: 3 });
     expect(error.message).toBe(`POST ${PLANTS_URL}: no answer (fetch failed: ${code})`);
-  });
-
-  it("a refused connection, then an answered 503", async () => {
-    const error = await failureOf([failed("ECONNREFUSED"), status(503)]);
-    expect(error).toMatchObject({
-      status: 503,
-      attempts: 3,
-      message: `POST ${PLANTS_URL} answered 503: said 503`,
-    });
   });
 });
 

@@ -1,18 +1,19 @@
 /**
  * The local run's token endpoint (local/oauth-token-endpoint.ts) against `npm start` as a real child
- * process: it answers the client-credentials grant as Cognito does. (The client's own tests against it
- * are in test/client/local-run.test.ts.)
+ * process: it answers the client-credentials grant as Cognito does, for the app client `npm start` keeps
+ * in <data dir>/client.json. (The client's own tests against it are in test/client/local-run.test.ts.)
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 
 let server: RunningServer;
+let dataDir: string;
 let local: { baseUrl: string; clientId: string; clientSecret: string; tokenUrl: string };
 
 beforeAll(async () => {
-  const dataDir = await tempDataDir();
+  dataDir = await tempDataDir();
   server = await startServer({ PLANTS_DATA_DIR: dataDir });
   local = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8"));
 });
@@ -149,5 +150,20 @@ describe("POST /oauth2/token answers like Cognito", () => {
     const response = await fetch(local.tokenUrl);
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ message: "Not Found" });
+  });
+});
+
+describe("<data dir>/client.json and the start banner", () => {
+  it("keeps the app client privately (0600), with the base URL, and prints its id and token URL, never its secret", async () => {
+    expect((await stat(join(dataDir, "client.json"))).mode & 0o777).toBe(0o600);
+    expect(local).toEqual({
+      baseUrl: server.url,
+      clientId: "plant-store-local",
+      clientSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      tokenUrl: `${server.url}/oauth2/token`,
+    });
+    expect(server.output()).toContain(`client: id ${local.clientId}; its secret is in `);
+    expect(server.output()).not.toContain(local.clientSecret);
+    expect(server.output()).toContain(`token URL ${local.tokenUrl}`);
   });
 });
