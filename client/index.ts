@@ -61,7 +61,9 @@ export type Plant = Schemas["Plant"];
  * safe integer, and an optional property given as undefined taken as absent.
  */
 export type NewPlant = {
-  [K in keyof Schemas["NewPlant"]]: K extends "id" ? PlantIdInput : Schemas["NewPlant"][K];
+  [K in keyof Schemas["NewPlant"]]: K extends "id"
+    ? PlantIdInput
+    : Schemas["NewPlant"][K] | (object extends Pick<Schemas["NewPlant"], K> ? undefined : never);
 };
 /**
  * `P`, when it has no property a NewPlant lacks: a literal `{ id, name, tga }` (or a variable of such a

@@ -117,6 +117,8 @@ export async function createFern(baseUrl: string, token: () => Promise<string>):
   const client = createPlantStoreClient({ baseUrl, credentials: { token }, retry: { maxAttempts: 2 } });
   createPlantStoreClient({ baseUrl, credentials: { token: tokenFunction } });
   const plant: NewPlant = { id: 9223372036854775807n, name: "Fern" };
+  // Under exactOptionalPropertyTypes an optional field of the caller's own may be undefined.
+  createPlantStoreClient({ baseUrl, credentials: { token } }).createPlant({ ...plant, tag: settingOf("tag") });
   const typo = { id: 1n, name: "Fern", tga: "x" };
   // @ts-expect-error a property the contract does not have is a type error, through the declarations
   void (() => client.createPlant(typo));
@@ -174,6 +176,8 @@ export function clientWithSettings(
     random: undefined,
   });
 }
+
+const settingOf = (name: string): string | undefined => (name === "" ? name : undefined);
 
 /** A token function that says when its token expires. */
 export const tokenFunction = async () => ({ token: "t", expiresAt: new Date(Date.now() + 60_000) });
