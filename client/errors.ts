@@ -1,8 +1,8 @@
 /**
  * What a failed call throws: a PlantStoreError (a TokenEndpointError when it was the token endpoint's),
  * with a `kind` to switch on, the server's own message apart, and never a credential: a client secret or
- * a token that shows up in a server's words is masked, and no error keeps the runtime's own error as its
- * `cause` (a fetch error can hold the URL it failed on, secret and all).
+ * a token that shows up in a server's words is masked, and no error keeps the runtime's or a library's own
+ * error as its `cause` (a fetch error can hold the URL it failed on, an OAuth library's the body it read).
  */
 
 /**
@@ -83,4 +83,24 @@ export class TokenEndpointError extends PlantStoreError {
     this.tokenUrl = tokenUrl;
     this.oauthError = oauthError;
   }
+}
+
+/** What an answer's status says went wrong. @internal */
+export function kindOfStatus(status: number): PlantStoreErrorKind {
+  const kinds: Record<number, PlantStoreErrorKind> = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    409: "conflict",
+    429: "throttled",
+    502: "unavailable",
+    503: "unavailable",
+    504: "unavailable",
+  };
+  const kind = kinds[status];
+  if (kind) return kind;
+  if (status >= 300 && status < 400) return "redirect";
+  if (status >= 400 && status < 500) return "invalid-request";
+  if (status >= 500 && status < 600) return "server-error";
+  return "unexpected-answer";
 }

@@ -1,10 +1,13 @@
 /**
- * One HTTP request and its whole answer, up to a size cap, over the global (or an injected) fetch. A
- * redirect is never followed: a POST is sent once per attempt, to the URL configured and nowhere else.
+ * The fetch that openapi-fetch and oauth4webapi are given: one HTTP request over the global (or the
+ * caller's) fetch, and its whole answer, read up to a size cap, handed back to them as a Response. A
+ * redirect is never followed: a request is sent once per attempt, to the URL configured and nowhere else.
  */
+import { parse, parseNumberAndBigInt } from "lossless-json";
 import type { Clock } from "./clock.ts";
-import { PlantStoreError, type PlantStoreErrorKind } from "./errors.ts";
+import { PlantStoreError } from "./errors.ts";
 import type { SecretMask } from "./masking.ts";
+import { RetryableFailure } from "./retry.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -15,16 +18,8 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
  */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** @internal */
-export interface Exchange {
-  status: number;
-  headers: Headers;
-  body: string;
-}
-
 /** What a request is, for messages, and what they must never show. @internal */
 export interface Endpoint {
-  url: string;
   /** The call as messages name it, e.g. "POST http://127.0.0.1:3000/plants". */
   what: string;
   /** The option that names the URL, for the advice a redirect gets ("baseUrl", "credentials.tokenUrl"). */
@@ -33,14 +28,17 @@ export interface Endpoint {
 }
 
 /**
- * No answer came (refused, reset, DNS, a browser's refusal): a `network` failure to retry, and whether the
- * runtime says that no connection was ever made, so that nothing was sent. @internal
+ * No answer came (refused, reset, DNS, a browser's refusal, a body cut off): a `network` failure to retry,
+ * and whether the runtime says that no connection was ever made, so that nothing was sent. Thrown through
+ * the libraries, which pass what their fetch throws on. @internal
  */
-export class NoAnswer {
+export class NoAnswer extends RetryableFailure {
   constructor(
-    readonly failure: PlantStoreError,
+    failure: PlantStoreError,
     readonly neverConnected: boolean,
-  ) {}
+  ) {
+    super(failure);
+  }
 }
 
 /**
@@ -80,15 +78,16 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
 }
 
 /**
- * The answer, or NoAnswer when none came whole. A redirect, or an answer over MAX_ANSWER_BYTES, is thrown.
- * @internal
+ * The answer to `url`, its body read whole. Throws NoAnswer when none came whole, and a PlantStoreError
+ * for a redirect or an answer over MAX_ANSWER_BYTES. @internal
  */
 export async function exchange(
   endpoint: Endpoint,
+  url: string,
   init: RequestInit,
   mask: SecretMask,
-): Promise<Exchange | NoAnswer> {
-  const { url, what } = endpoint;
+): Promise<Response> {
+  const { what } = endpoint;
   const signal = init.signal ?? undefined;
   let response: Response;
   try {
@@ -101,7 +100,7 @@ export async function exchange(
       `${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`,
       { kind: "network" },
     );
-    return new NoAnswer(failure, NEVER_CONNECTED_CODES.includes(causeCodeOf(error) ?? ""));
+    throw new NoAnswer(failure, NEVER_CONNECTED_CODES.includes(causeCodeOf(error) ?? ""));
   }
   if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
   const { status, headers } = response;
@@ -116,7 +115,7 @@ export async function exchange(
       `${what}: answered ${status}, but its body was cut off (${mask.excerpt(reasonOf(error))})`,
       { kind: "network", requestId: maskedRequestId(headers, mask) },
     );
-    return new NoAnswer(failure, false);
+    throw new NoAnswer(failure, false);
   }
   if (body === undefined) {
     throw new PlantStoreError(
@@ -124,7 +123,7 @@ export async function exchange(
       { kind: "unexpected-answer", status },
     );
   }
-  return { status, headers, body };
+  return new Response(body === "" ? null : body, { status, headers });
 }
 
 /**
@@ -190,12 +189,6 @@ async function cappedText(response: Response, signal: AbortSignal | undefined): 
     return undefined;
   }
   if (!response.body) return "";
-  if (typeof response.body.getReader !== "function") {
-    // A fetch of the caller's may give another body: node-fetch 3's is a Node stream, with no getReader.
-    // It is read whole, and MAX_ANSWER_BYTES applied after: such a body cannot be cut short from here.
-    const bytes = await response.arrayBuffer();
-    return bytes.byteLength > MAX_ANSWER_BYTES ? undefined : new TextDecoder().decode(bytes);
-  }
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener("abort", cancel, { once: true });
@@ -286,22 +279,15 @@ export function secondsOf(ms: number | undefined): number | undefined {
   return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
-/** What an answer's status says went wrong. @internal */
-export function kindOfStatus(status: number): PlantStoreErrorKind {
-  const kinds: Record<number, PlantStoreErrorKind> = {
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not-found",
-    409: "conflict",
-    429: "throttled",
-    502: "unavailable",
-    503: "unavailable",
-    504: "unavailable",
-  };
-  const kind = kinds[status];
-  if (kind) return kind;
-  if (status >= 300 && status < 400) return "redirect";
-  if (status >= 400 && status < 500) return "invalid-request";
-  if (status >= 500 && status < 600) return "server-error";
-  return "unexpected-answer";
+/** The JSON object a body holds, read by lossless-json (an int64 stays exact), or undefined. @internal */
+export function jsonObject(body: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = parse(body, null, parseNumberAndBigInt);
+  } catch {
+    return undefined;
+  }
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -1,37 +1,33 @@
 /**
- * A client for the Plant Store API (POST /plants) that keeps every int64 id exact, gets and keeps its
- * own client-credentials tokens, and retries what is safe to retry. No dependency and no Node-only
- * import: it runs on Node 20+ and in browsers, with the global fetch.
+ * A client for the Plant Store API (POST /plants): openapi-fetch over the types openapi-typescript
+ * generates from openapi/openapi.yaml (client/generated/, `npm run generate`), bodies written and read by
+ * lossless-json so that every int64 id stays exact, and client-credentials tokens by oauth4webapi. What
+ * those libraries do not do is its own: tokens kept until they expire, resends only where they are safe,
+ * redirects never followed, answers capped, deadlines, credentials masked out of every error, and a
+ * `kind` on each. It runs on Node 20.3+ and in browsers, with the global fetch.
  *
  *   const client = createPlantStoreClient({ baseUrl, credentials: { clientId, clientSecret, tokenUrl } });
  *   const plant = await client.createPlant({ id: 9223372036854775807n, name: "Fern", tag: "fern" });
- *
- * Which fields a plant has comes from openapi/openapi.yaml (client/generated/, `npm run generate`).
  */
+import { stringify } from "lossless-json";
+import createClient from "openapi-fetch";
 import { type Clock, systemClock } from "./clock.ts";
-import { PlantStoreError, TokenEndpointError } from "./errors.ts";
+import { kindOfStatus, PlantStoreError, TokenEndpointError } from "./errors.ts";
+import { type components, NEW_PLANT_PROPERTIES, PLANT_PROPERTIES, type paths } from "./generated/openapi.ts";
 import {
   type Endpoint,
-  type Exchange,
   exchange,
   type FetchFunction,
   httpUrlOf,
-  kindOfStatus,
+  jsonObject,
   maskedRequestId,
   NoAnswer,
   retryAfterMs,
   secondsOf,
   unlessAborted,
 } from "./http-exchange.ts";
+import { type PlantIdInput, plantIdFrom } from "./int64-id.ts";
 import type { SecretMask } from "./masking.ts";
-import {
-  type ExactNewPlant,
-  jsonFields,
-  type NewPlant,
-  newPlantJson,
-  type Plant,
-  plantFrom,
-} from "./plant-json.ts";
 import {
   callSignalOf,
   RETRYABLE_STATUSES,
@@ -51,11 +47,29 @@ export {
   type PlantStoreErrorKind,
   TokenEndpointError,
 } from "./errors.ts";
+export type { components, paths } from "./generated/openapi.ts";
 export { type FetchFunction, MAX_ANSWER_BYTES } from "./http-exchange.ts";
 export { INT64_MAX, INT64_MIN, type PlantIdInput, plantIdFrom } from "./int64-id.ts";
-export type { ExactNewPlant, NewPlant, Plant } from "./plant-json.ts";
 export { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES, type RetryOptions } from "./retry.ts";
 export type { BearerToken, ClientCredentials, Credentials, TokenFunctionResult } from "./tokens.ts";
+
+type Schemas = components["schemas"];
+/** What the API answers: the specification's Plant. */
+export type Plant = Schemas["Plant"];
+/**
+ * What `createPlant` takes: the specification's NewPlant, with the id as a bigint, a string of digits or a
+ * safe integer, and an optional property given as undefined taken as absent.
+ */
+export type NewPlant = {
+  [K in keyof Schemas["NewPlant"]]: K extends "id"
+    ? PlantIdInput
+    : Schemas["NewPlant"][K] | (object extends Pick<Schemas["NewPlant"], K> ? undefined : never);
+};
+/**
+ * `P`, when it has no property a NewPlant lacks: a literal `{ id, name, tga }` (or a variable of such a
+ * type) given to createPlant is a type error naming `tga`, as the API would refuse it.
+ */
+export type ExactNewPlant<P> = P & { [K in Exclude<keyof P, keyof NewPlant>]: never };
 
 export interface PlantStoreClientOptions {
   /**
@@ -115,48 +129,35 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       `unknown option '${unknownOption.slice(0, 64)}': createPlantStoreClient takes only ${OPTION_NAMES.join(", ")}`,
     );
   }
-  for (const name of ["fetch", "random"] as const) {
-    if (options[name] !== undefined && typeof options[name] !== "function") {
-      throw new TypeError(`${name} must be a function, got ${typeof options[name]}`);
-    }
-  }
   const plantsUrl = plantsUrlFrom(options.baseUrl);
   const context = clientContextFrom(options);
   const tokens = tokenSourceFor(options.credentials, context);
-  const endpoint: Endpoint = {
-    url: plantsUrl,
-    what: `POST ${plantsUrl}`,
-    option: "baseUrl",
-    fetch: context.fetch,
-  };
+  const endpoint: Endpoint = { what: `POST ${plantsUrl}`, option: "baseUrl", fetch: context.fetch };
+  const api = createClient<paths>({
+    baseUrl: plantsUrl.slice(0, -"/plants".length),
+    bodySerializer: (body) => stringify(body) ?? "",
+  });
 
   return {
     plantsUrl,
     async createPlant(plant, callOptions = {}) {
-      const body = newPlantJson(plant); // a TypeError here, before any token or request
-      const call = callSignalOf(context, callSignalFrom(callOptions));
+      const body = wirePlant(plant); // a TypeError here, before any token or request
+      const call = callSignalOf(context.signal, callOptions.signal);
       let outcomeUnknown = false;
       const unanswered = () => {
         outcomeUnknown = true;
       };
       try {
-        call.signal.throwIfAborted();
+        call.throwIfAborted();
         const deadlineAt = context.clock.now() + context.policy.deadlineMs;
         // A token fetch is shared by the calls waiting for it: this one stops waiting, the fetch goes on.
-        const tokenFor = () => unlessAborted(tokens.token(deadlineAt), call.signal);
+        const tokenFor = () => unlessAborted(tokens.token(deadlineAt), call);
         let token = await tokenFor();
         let tokenReplaced = false;
-        const retryContext = { ...context, signal: call.signal, what: endpoint.what, deadlineAt };
+        const retryContext = { ...context, signal: call, what: endpoint.what, deadlineAt };
         return await requestWithRetries(retryContext, async (signal) => {
-          const answer = await postPlant(
-            endpoint,
-            body,
-            token,
-            tokens.mask,
-            context.clock,
-            signal,
-            unanswered,
-          );
+          const post = { api, endpoint, body, token, mask: tokens.mask, clock: context.clock };
+          const answer = await postPlant(post, signal, unanswered);
           if (answer instanceof PlantStoreError) throw answer;
           if (!(answer instanceof InvalidTokenAnswer)) return answer;
           // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
@@ -168,12 +169,27 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
         });
       } catch (error) {
         // An abort is thrown with its reason as it is.
-        throw outcomeUnknown && !call.signal.aborted ? withUnknownOutcome(error) : error;
-      } finally {
-        call.release();
+        throw outcomeUnknown && !call.aborted ? withUnknownOutcome(error) : error;
       }
     },
   };
+}
+
+/**
+ * The request body's value, or a TypeError naming what is wrong before anything is sent: the id an exact
+ * bigint (which lossless-json writes as its digits), no property the contract lacks, none undefined.
+ */
+function wirePlant(plant: NewPlant): Schemas["NewPlant"] {
+  if (typeof plant !== "object" || plant === null) throw new TypeError("createPlant needs a plant object");
+  const names = Object.keys(NEW_PLANT_PROPERTIES);
+  const unknown = Object.keys(plant).find((key) => !Object.hasOwn(NEW_PLANT_PROPERTIES, key));
+  if (unknown !== undefined) {
+    throw new TypeError(
+      `unknown property '${unknown.slice(0, 64)}': a NewPlant has only ${names.join(", ")}`,
+    );
+  }
+  const given = Object.entries(plant).filter(([, value]) => value !== undefined);
+  return { ...Object.fromEntries(given), id: plantIdFrom(plant.id) } as Schemas["NewPlant"];
 }
 
 /**
@@ -195,22 +211,6 @@ function withUnknownOutcome(error: unknown): unknown {
     : new PlantStoreError(message, details);
 }
 
-/** createPlant's own options checked, as the client's are: its signal, if any. */
-function callSignalFrom(callOptions: unknown): AbortSignal | undefined {
-  if (typeof callOptions !== "object" || callOptions === null) {
-    throw new TypeError("createPlant's options must be an object such as { signal }");
-  }
-  const unknownName = Object.keys(callOptions).find((key) => key !== "signal");
-  if (unknownName !== undefined) {
-    throw new TypeError(`unknown option '${unknownName.slice(0, 64)}': createPlant takes only signal`);
-  }
-  const { signal } = callOptions as { signal?: unknown };
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError("createPlant's signal must be an AbortSignal");
-  }
-  return signal;
-}
-
 /** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */
 function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
   return {
@@ -226,80 +226,91 @@ function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
 /** A gateway's answers that say the API gave it none in time: the POST may have been stored. */
 const GATEWAY_FAILURES = [502, 504];
 
+interface Post {
+  api: ReturnType<typeof createClient<paths>>;
+  endpoint: Endpoint;
+  body: Schemas["NewPlant"];
+  token: string;
+  mask: SecretMask;
+  clock: Clock;
+}
+
 /**
- * One POST of the plant and what its answer means: the stored Plant, InvalidTokenAnswer when the token
- * itself was refused, a failure not worth another attempt (returned), or a thrown RetryableFailure.
- * `unanswered` is told when the POST may have reached the API without an answer telling its outcome: it
- * timed out, got no answer though a connection may have been made, or got a gateway's 502 or 504.
+ * One POST of the plant through openapi-fetch and what its answer means: the stored Plant,
+ * InvalidTokenAnswer when the token itself was refused, a failure not worth another attempt (returned), or
+ * a thrown RetryableFailure. `unanswered` is told when the POST may have reached the API without an answer
+ * telling its outcome: it timed out, got no answer though a connection may have been made, or got a
+ * gateway's 502 or 504.
  */
 async function postPlant(
-  endpoint: Endpoint,
-  body: string,
-  token: string,
-  mask: SecretMask,
-  clock: Clock,
+  { api, endpoint, body, token, mask, clock }: Post,
   signal: AbortSignal,
   unanswered: () => void,
 ): Promise<Plant | InvalidTokenAnswer | PlantStoreError> {
-  const init = {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json",
-    },
-    body,
-    signal,
-  };
-  let answer: Exchange | NoAnswer;
+  let text = "";
+  let answer: Response;
   try {
-    answer = await exchange(endpoint, init, mask);
+    ({ response: answer } = await api.POST("/plants", {
+      body,
+      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      parseAs: "text",
+      // The caller's fetch is given the URL, and the body as the text lossless-json wrote.
+      fetch: async (request: Request) => {
+        const init = { method: request.method, headers: request.headers, body: await request.text(), signal };
+        const response = await exchange(endpoint, request.url, init, mask);
+        text = await response.clone().text();
+        return response;
+      },
+    }));
   } catch (error) {
-    // Its timeout (its signal aborted), or a gateway's failure whose body was lost.
+    // Its timeout (its signal aborted), no answer, or a gateway's failure whose body was lost.
     const gatewayFailure = error instanceof PlantStoreError && GATEWAY_FAILURES.includes(error.status ?? 0);
-    if (signal.aborted || gatewayFailure) unanswered();
+    if (signal.aborted || gatewayFailure || (error instanceof NoAnswer && !error.neverConnected))
+      unanswered();
     throw error;
   }
-  if (answer instanceof NoAnswer) {
-    if (!answer.neverConnected) unanswered();
-    throw new RetryableFailure(answer.failure);
-  }
   if (GATEWAY_FAILURES.includes(answer.status)) unanswered();
-  if (answer.status === 200) return storedPlantOf(answer, endpoint.what, mask);
+  const requestId = maskedRequestId(answer.headers, mask);
+  if (answer.status === 200) {
+    const plant = plantFrom(text);
+    if (plant) return plant;
+    throw new PlantStoreError(`${endpoint.what} answered 200 with a body that is not a Plant`, {
+      kind: "unexpected-answer",
+      status: 200,
+      requestId,
+    });
+  }
   const waitMs = retryAfterMs(answer.headers, clock);
-  const failure = refusalOf(answer, waitMs, endpoint.what, mask);
+  const { message } = jsonObject(text) ?? {};
+  const serverMessage = mask.excerpt(typeof message === "string" ? message : text) || undefined;
+  const failure = new PlantStoreError(
+    `${endpoint.what} answered ${answer.status}: ${serverMessage ?? "(no message)"}`,
+    {
+      kind: kindOfStatus(answer.status),
+      status: answer.status,
+      serverMessage,
+      retryAfterSeconds: secondsOf(waitMs),
+      requestId,
+    },
+  );
   if (answer.status === 401 && isInvalidToken(answer.headers)) return new InvalidTokenAnswer(failure);
   if (!RETRYABLE_STATUSES.has(answer.status)) return failure;
   throw new RetryableFailure(failure, waitMs);
 }
 
-/** The Plant a 200 answers; a body that is not one is the server's fault, thrown. */
-function storedPlantOf(answer: Exchange, what: string, mask: SecretMask): Plant {
-  const plant = plantFrom(answer.body);
-  if (plant) return plant;
-  throw new PlantStoreError(`${what} answered 200 with a body that is not a Plant`, {
-    kind: "unexpected-answer",
-    status: 200,
-    requestId: maskedRequestId(answer.headers, mask),
-  });
-}
-
-/** The failure an answer other than 200 is: its kind, the server's message (masked), its Retry-After. */
-function refusalOf(
-  answer: Exchange,
-  waitMs: number | undefined,
-  what: string,
-  mask: SecretMask,
-): PlantStoreError {
-  const { message } = jsonFields(answer.body);
-  const serverMessage = mask.excerpt(typeof message === "string" ? message : answer.body) || undefined;
-  return new PlantStoreError(`${what} answered ${answer.status}: ${serverMessage ?? "(no message)"}`, {
-    kind: kindOfStatus(answer.status),
-    status: answer.status,
-    serverMessage,
-    retryAfterSeconds: secondsOf(waitMs),
-    requestId: maskedRequestId(answer.headers, mask),
-  });
+/**
+ * The Plant a 200 answers, read by lossless-json, or undefined when the body is not one. Properties the
+ * contract does not name (a field the API gained after this client was generated) are left out.
+ */
+function plantFrom(text: string): Plant | undefined {
+  const value = jsonObject(text);
+  if (value === undefined) return undefined;
+  const plant: Record<string, unknown> = {};
+  for (const [name, required] of Object.entries(PLANT_PROPERTIES)) {
+    if (value[name] !== undefined) plant[name] = value[name];
+    else if (required) return undefined;
+  }
+  return plant as Plant;
 }
 
 /** A 401 whose challenge says the token itself was refused (RFC 6750 `error="invalid_token"`). */

@@ -192,57 +192,13 @@ export async function requestWithRetries<T>(
   }
 }
 
-/** The calls following each signal, and the one listener of ours on it that tells them. */
-const followersBySignal = new WeakMap<AbortSignal, { followers: Set<() => void>; abortAll: () => void }>();
-
 /**
- * Has `follow` called when `signal` aborts, until the returned function is called. The calls on one signal
- * (the client's, or a caller's shared by several calls) share one listener of ours on it, added with the
- * first and removed with the last: Node warns of a leak past 10 listeners on one signal, and none is left
- * once the calls are over.
+ * A call's own signal, which its attempts and waits listen to: aborted with the reason of the first of
+ * `signals` to abort (the client's, the caller's for this call). AbortSignal.any holds no listener on them,
+ * so one signal shared by many calls leaks none. @internal
  */
-function followSignal(signal: AbortSignal | undefined, follow: () => void): () => void {
-  if (signal === undefined) return () => undefined;
-  let following = followersBySignal.get(signal);
-  if (following === undefined) {
-    const followers = new Set<() => void>();
-    const abortAll = () => {
-      followersBySignal.delete(signal);
-      for (const aborted of followers) aborted();
-    };
-    following = { followers, abortAll };
-    followersBySignal.set(signal, following);
-    signal.addEventListener("abort", abortAll, { once: true });
-  }
-  const { followers, abortAll } = following;
-  followers.add(follow);
-  return () => {
-    followers.delete(follow);
-    if (followers.size > 0 || followersBySignal.get(signal) !== following) return;
-    followersBySignal.delete(signal);
-    signal.removeEventListener("abort", abortAll);
-  };
-}
-
-/**
- * A call's own signal, which its attempts and waits listen to: aborted with the reason of the client's
- * signal or of the caller's signal for this call, whichever aborts first (followSignal). `release` once the
- * call is over leaves no listener on either. @internal
- */
-export function callSignalOf(
-  client: { signal?: AbortSignal | undefined },
-  callersSignal?: AbortSignal,
-): { signal: AbortSignal; release: () => void } {
-  const call = new AbortController();
-  const signals = [client.signal, callersSignal];
-  const stops = signals.map((signal) => followSignal(signal, () => call.abort(signal?.reason)));
-  for (const signal of signals) if (signal?.aborted) call.abort(signal.reason);
-  return {
-    signal: call.signal,
-    release() {
-      for (const stop of stops) stop();
-    },
-  };
+export function callSignalOf(...signals: (AbortSignal | undefined)[]): AbortSignal {
+  return AbortSignal.any(signals.filter((signal) => signal !== undefined));
 }
 
 /**
@@ -255,21 +211,18 @@ async function limitedAttempt<T>(
   attempt: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const timeoutMs = Math.min(policy.attemptTimeoutMs, leftMs);
-  const controller = new AbortController();
-  const cancelTimer = clock.setTimer(() => controller.abort(timeoutReason(timeoutMs)), timeoutMs);
-  const forwardAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener("abort", forwardAbort, { once: true });
+  const timeout = new AbortController();
+  const cancelTimer = clock.setTimer(() => timeout.abort(timeoutReason(timeoutMs)), timeoutMs);
   try {
-    return await attempt(controller.signal);
+    return await attempt(callSignalOf(signal, timeout.signal));
   } catch (error) {
-    if (!signal?.aborted && controller.signal.aborted) {
-      const reason = (controller.signal.reason as Error).message;
+    if (!signal?.aborted && timeout.signal.aborted) {
+      const reason = (timeout.signal.reason as Error).message;
       throw new RetryableFailure(new PlantStoreError(`${what}: ${reason}`, { kind: "timeout" }));
     }
     throw error;
   } finally {
     cancelTimer();
-    signal?.removeEventListener("abort", forwardAbort);
   }
 }
 

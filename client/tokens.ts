@@ -1,25 +1,25 @@
 /**
- * Where the bearer token comes from: the OAuth client-credentials grant (what Cognito's /oauth2/token
- * and the local run's take), or a token or token function the caller brings. Either way a token is kept
- * until shortly before it expires, or until the API refuses it (401 `invalid_token`), and fetched once
- * for many concurrent calls.
+ * Where the bearer token comes from: the OAuth client-credentials grant by oauth4webapi (Cognito's
+ * /oauth2/token, the local run's, any RFC 6749 server), or a token or token function the caller brings.
+ * What the library does not do is here: a token is kept until shortly before it expires, or until the API
+ * refuses it (401 `invalid_token`), and fetched once for many concurrent calls; the grant's requests are
+ * retried within the call's deadline; and its failures are PlantStoreErrors with the secret masked.
  */
+import * as oauth from "oauth4webapi";
 import type { Clock } from "./clock.ts";
-import { PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
+import { kindOfStatus, PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
 import {
   type Endpoint,
-  type Exchange,
   exchange,
   type FetchFunction,
   httpUrlOf,
-  kindOfStatus,
+  jsonObject,
   maskedRequestId,
-  NoAnswer,
   retryAfterMs,
   secondsOf,
+  unlessAborted,
 } from "./http-exchange.ts";
-import { base64, basicCredentialForms, formEncoded, SecretMask } from "./masking.ts";
-import { jsonFields } from "./plant-json.ts";
+import { basicCredentialForms, SecretMask } from "./masking.ts";
 import {
   callSignalOf,
   RETRYABLE_STATUSES,
@@ -183,22 +183,6 @@ function refreshTime(askedAt: number, expiresAt: number | undefined): number {
   return askedAt + lifetimeMs - Math.min(EXPIRY_MARGIN_MS, Math.abs(lifetimeMs) / 10);
 }
 
-/**
- * `expires_in` as a careful OAuth client reads it. RFC 6749 §5.1 makes it a number of seconds; some
- * servers send it as a string of digits, which is read too. Anything else (absent, null, 0 or less, under
- * 1, not a number) says nothing usable: the lifetime is unknown, not zero, so that an odd server does not
- * cost a token request per call. A token the API refuses before then is replaced on its 401.
- */
-function expiresInMs(expiresIn: unknown): number | undefined {
-  const seconds =
-    typeof expiresIn === "number"
-      ? expiresIn
-      : typeof expiresIn === "string" && /^\s*\d+\s*$/.test(expiresIn)
-        ? Number(expiresIn)
-        : Number.NaN;
-  return Number.isFinite(seconds) && seconds >= 1 ? Math.floor(seconds) * 1000 : undefined;
-}
-
 /** Milliseconds since the epoch before which an expiresAt is taken for seconds (a JWT's `exp`): 2001-09-09. */
 const EARLIEST_EXPIRY_MS = 1e12;
 
@@ -213,33 +197,19 @@ async function askTokenFunction(
   signal: AbortSignal | undefined,
 ): Promise<Granted> {
   signal?.throwIfAborted();
-  const leftMs = Math.floor(deadlineAt - clock.now());
-  if (leftMs < 1) {
-    throw new PlantStoreError("the token function was not asked: the call's deadline had passed", {
-      kind: "timeout",
-      attempts: 0,
-    });
+  const leftMs = Math.max(0, Math.floor(deadlineAt - clock.now()));
+  const deadline = new AbortController();
+  const message = `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`;
+  const cancel = clock.setTimer(
+    () => deadline.abort(new PlantStoreError(message, { kind: "timeout", attempts: 0 })),
+    leftMs,
+  );
+  try {
+    const asked = Promise.resolve().then(ask);
+    return grantedByFunction(await unlessAborted(asked, callSignalOf(signal, deadline.signal)));
+  } finally {
+    cancel();
   }
-  const given = await new Promise<unknown>((resolve, reject) => {
-    const settle = (outcome: () => void) => {
-      cancel();
-      signal?.removeEventListener("abort", onAbort);
-      outcome();
-    };
-    const onAbort = () => settle(() => reject(signal?.reason));
-    const cancel = clock.setTimer(() => {
-      const message = `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`;
-      settle(() => reject(new PlantStoreError(message, { kind: "timeout", attempts: 0 })));
-    }, leftMs);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve()
-      .then(ask)
-      .then(
-        (value) => settle(() => resolve(value)),
-        (error: unknown) => settle(() => reject(error)),
-      );
-  });
-  return grantedByFunction(given);
 }
 
 /**
@@ -275,75 +245,92 @@ function grantedByFunction(given: unknown): Granted {
   return { token, expiresAt: at };
 }
 
-/** A token of the client-credentials grant, from the token URL itself (never a redirect's target). */
+/**
+ * A token of the client-credentials grant, from the token URL itself (never a redirect's target): the
+ * request and the check of a 200 are oauth4webapi's (HTTP Basic of the form-encoded id and secret, RFC
+ * 6749 §2.3.1; a Bearer token), the retries and the failures' words ours.
+ */
 async function grantedToken(
-  credentials: ClientCredentials,
+  { tokenUrl, clientId, clientSecret, scope }: ClientCredentials,
   context: TokenContext,
-  mask: SecretMask,
+  knownMask: SecretMask,
   deadlineAt: number,
 ): Promise<Granted> {
-  const { tokenUrl } = credentials;
-  const endpoint: Endpoint = {
-    url: tokenUrl,
-    what: `token endpoint ${tokenUrl}`,
-    option: "credentials.tokenUrl",
-    fetch: context.fetch,
-  };
-  const init = tokenRequestInit(credentials);
-  // The client's signal alone: the calls waiting for this token may each give up, but not it for them.
-  const call = callSignalOf(context);
+  const what = `token endpoint ${tokenUrl}`;
+  const endpoint: Endpoint = { what, option: "credentials.tokenUrl", fetch: context.fetch };
+  const server = { issuer: new URL(tokenUrl).origin, token_endpoint: tokenUrl };
+  const client = { client_id: clientId };
+  const parameters: Record<string, string> = scope === undefined ? {} : { scope };
   try {
-    const retryContext = { ...context, signal: call.signal, what: endpoint.what, deadlineAt };
+    // The client's signal alone: the calls waiting for this token may each give up, but not it for them.
+    const retryContext = { ...context, what, deadlineAt };
     return await requestWithRetries(retryContext, async (signal) => {
       const requestedAt = context.clock.now();
-      const answer = await exchange(endpoint, { ...init, signal }, mask);
-      if (answer instanceof NoAnswer) throw new RetryableFailure(answer.failure);
-      return tokenOf(answer, requestedAt, endpoint, mask, context.clock);
+      const answer = await oauth.clientCredentialsGrantRequest(
+        server,
+        client,
+        oauth.ClientSecretBasic(clientSecret),
+        parameters,
+        {
+          signal,
+          [oauth.allowInsecureRequests]: true, // http: is refused or taken by httpUrlOf, as baseUrl is
+          [oauth.customFetch]: (url, init) =>
+            exchange(endpoint, url, { ...init, body: String(init.body) }, knownMask),
+        },
+      );
+      const fields = jsonObject(await answer.clone().text()) ?? {};
+      // A token in the answer, granted or not, is one to hide as well.
+      const given = fields.access_token;
+      const mask = typeof given === "string" && given !== "" ? knownMask.with(given) : knownMask;
+      if (answer.status !== 200) throw refusalOf(answer, fields, what, tokenUrl, mask, context.clock);
+      const unexpected = (reason: string) =>
+        new TokenEndpointError(`${what} answered 200 ${reason}`, tokenUrl, undefined, {
+          kind: "unexpected-answer",
+          status: 200,
+          requestId: maskedRequestId(answer.headers, mask),
+        });
+      let granted: oauth.TokenEndpointResponse;
+      try {
+        granted = await oauth.processClientCredentialsResponse(server, client, answer);
+      } catch (error) {
+        // The library's words on what the 200 lacks, never its error (whose cause holds the body it read).
+        throw unexpected(
+          `with no Bearer token: ${mask.excerpt(error instanceof Error ? error.message : String(error))}`,
+        );
+      }
+      if (!BEARER_TOKEN.test(granted.access_token))
+        throw unexpected("with a token that is not a bearer token");
+      const lifetimeMs =
+        (granted.expires_in ?? 0) >= 1 ? Math.floor(granted.expires_in ?? 0) * 1000 : undefined;
+      return {
+        token: granted.access_token,
+        expiresAt: lifetimeMs === undefined ? undefined : requestedAt + Math.min(lifetimeMs, MAX_LIFETIME_MS),
+      };
     });
   } catch (error) {
     throw asTokenEndpointError(error, tokenUrl);
-  } finally {
-    call.release();
   }
 }
 
 /**
- * The client-credentials grant's request (RFC 6749 §4.4), without its signal: the id and secret
- * form-encoded, joined and base64-encoded into Basic credentials (RFC 6749 §2.3.1).
+ * The failure a token endpoint's answer other than 200 is (a RetryableFailure when worth another attempt),
+ * with its OAuth `error` and `error_description` (RFC 6749 §5.2) masked: read here, since the library
+ * reads none behind a 401's `WWW-Authenticate` challenge.
  */
-function tokenRequestInit({ clientId, clientSecret, scope }: ClientCredentials) {
-  const form = new URLSearchParams({ grant_type: "client_credentials" });
-  if (scope !== undefined) form.set("scope", scope);
-  const basic = base64(new TextEncoder().encode(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`));
-  return {
-    method: "POST",
-    headers: {
-      authorization: `Basic ${basic}`,
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    },
-    body: form.toString(),
-  };
-}
-
-/**
- * What the token endpoint's answer means: a token, or a thrown failure (a RetryableFailure when worth
- * another attempt).
- */
-function tokenOf(
-  answer: Exchange,
-  requestedAt: number,
-  { url: tokenUrl, what }: Endpoint,
-  knownMask: SecretMask,
+function refusalOf(
+  answer: Response,
+  fields: Record<string, unknown>,
+  what: string,
+  tokenUrl: string,
+  mask: SecretMask,
   clock: Clock,
-): Granted {
-  const fields = jsonFields(answer.body);
-  // A token given with a refusal (or a 200 of another token type) is one to hide as well.
-  const granted = fields.access_token;
-  const mask = typeof granted === "string" && granted !== "" ? knownMask.with(granted) : knownMask;
+): TokenEndpointError | RetryableFailure {
+  const text = (field: string, maxLength?: number) => {
+    const value = fields[field];
+    return typeof value === "string" ? mask.excerpt(value, maxLength) : undefined;
+  };
+  const [oauthError, description] = [text("error", 100), text("error_description")];
   const waitMs = retryAfterMs(answer.headers, clock);
-  const description =
-    typeof fields.error_description === "string" ? mask.excerpt(fields.error_description) : undefined;
   const details: PlantStoreErrorDetails = {
     kind: kindOfStatus(answer.status),
     status: answer.status,
@@ -351,52 +338,13 @@ function tokenOf(
     requestId: maskedRequestId(answer.headers, mask),
     retryAfterSeconds: secondsOf(waitMs),
   };
-  if (answer.status === 200) return grantOf(fields, requestedAt, tokenUrl, what, mask, details);
-  const oauthError = typeof fields.error === "string" ? mask.excerpt(fields.error, 100) : undefined;
   const failure = new TokenEndpointError(
     `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description ? `: ${description}` : ""}`,
     tokenUrl,
     oauthError,
     details,
   );
-  if (!RETRYABLE_STATUSES.has(answer.status)) throw failure;
-  throw new RetryableFailure(failure, waitMs);
-}
-
-/** The Bearer token a 200 grants, and when it expires; a 200 without one is thrown. */
-function grantOf(
-  fields: Record<string, unknown>,
-  requestedAt: number,
-  tokenUrl: string,
-  what: string,
-  mask: SecretMask,
-  details: PlantStoreErrorDetails,
-): Granted {
-  const token = fields.access_token;
-  const tokenType = fields.token_type;
-  const unexpected = { ...details, kind: "unexpected-answer" } as const;
-  if (typeof token !== "string" || token === "" || /[\s,]/.test(token)) {
-    throw new TokenEndpointError(
-      `${what} answered 200 without an access token`,
-      tokenUrl,
-      undefined,
-      unexpected,
-    );
-  }
-  if (typeof tokenType === "string" && tokenType.toLowerCase() !== "bearer") {
-    // The token type is the server's word: masked like any other (the token it came with among the secrets).
-    throw new TokenEndpointError(
-      `${what} gave a ${mask.excerpt(tokenType, 40)} token, not a Bearer one`,
-      tokenUrl,
-      undefined,
-      unexpected,
-    );
-  }
-  const lifetimeMs = expiresInMs(fields.expires_in);
-  return {
-    token,
-    expiresAt: lifetimeMs === undefined ? undefined : requestedAt + Math.min(lifetimeMs, MAX_LIFETIME_MS),
-  };
+  return RETRYABLE_STATUSES.has(answer.status) ? new RetryableFailure(failure, waitMs) : failure;
 }
 
 /** A timeout, a redirect or no answer is the token endpoint's too: say so in the class, for `instanceof`. */

@@ -2,12 +2,10 @@
  * Redirects are never followed, against real HTTP servers on 127.0.0.1 (one the client is given, another
  * that a redirect points to, reached as `localhost`: another host): a redirect loop is one POST, not 63;
  * a plant is never re-POSTed to the host a redirect names; a token is only taken from the token URL
- * itself, even through a fetch of the caller's that follows redirects; every POST counts toward
- * maxAttempts; and a Location holding the client secret is masked.
+ * itself, even through a fetch of the caller's that follows redirects.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ClientCredentials,
@@ -51,7 +49,6 @@ let api: Awaited<ReturnType<typeof recordingServer>>;
 let elsewhere: Awaited<ReturnType<typeof recordingServer>>;
 let apiUrl: string;
 let elsewhereUrl: string;
-let unavailableFirst = 0;
 
 beforeAll(async () => {
   elsewhere = await recordingServer((request, response) =>
@@ -68,12 +65,6 @@ beforeAll(async () => {
     if (path === "/oauth2/token-moved") return redirect(307, `${elsewhereUrl}/oauth2/token`);
     if (path === "/loop/plants") return redirect(307, "/loop/plants");
     if (path === "/moved/plants") return redirect(308, `${elsewhereUrl}/plants`);
-    if (path === "/leaky/plants")
-      return redirect(302, `${elsewhereUrl}/plants?secret=${SECRET}&b=${btoa(`id:${SECRET}`)}`);
-    if (path === "/flaky/plants") {
-      if (unavailableFirst-- > 0) return json(response, 503, { error: 503, message: "unavailable" });
-      return redirect(307, "/flaky/plants");
-    }
     response.writeHead(404).end();
   });
   apiUrl = `http://127.0.0.1:${api.port}`;
@@ -119,21 +110,6 @@ describe("a redirect is never followed", () => {
     expect(postsTo(api, "/loop/plants")).toBe(1);
   });
 
-  it("a plant is never POSTed to another host a 308 names", async () => {
-    const error = await failureOf(clientAt("/moved").createPlant({ id: 2n, name: "Fern" }));
-    expect(error).toMatchObject({ kind: "redirect", status: 308 });
-    expect(postsTo(api, "/moved/plants")).toBe(1);
-    expect(elsewhere.requests).toEqual([]);
-  });
-
-  it("every POST counts toward maxAttempts: 503, 503, then a redirect is 3 POSTs and the redirect", async () => {
-    unavailableFirst = 2;
-    const before = postsTo(api, "/flaky/plants");
-    const error = await failureOf(clientAt("/flaky").createPlant({ id: 3n, name: "Fern" }));
-    expect(error).toMatchObject({ kind: "redirect", status: 307, attempts: 3 });
-    expect(postsTo(api, "/flaky/plants") - before).toBe(3);
-  });
-
   it("a token is taken only from the token URL itself: a redirected token request is a TokenEndpointError, and nothing is posted", async () => {
     const before = api.requests.length;
     const error = await failureOf(
@@ -164,19 +140,5 @@ describe("a redirect is never followed", () => {
       api.requests.slice(before).some((request) => request.authorization?.includes("token-from-elsewhere")),
     ).toBe(false);
     elsewhere.requests.length = 0;
-  });
-
-  it("masks the client secret in a Location that holds it, in every form shown", async () => {
-    const error = await failureOf(clientAt("/leaky").createPlant({ id: 6n, name: "Fern" }));
-    expect(error).toMatchObject({ kind: "redirect", status: 302 });
-    const shown = [
-      error.message,
-      error.stack,
-      inspect(error, { depth: 10, showHidden: true }),
-      JSON.stringify(error),
-    ].join("\n");
-    expect(shown).toContain("[redacted]");
-    for (const form of [SECRET, btoa(`id:${SECRET}`)]) expect(shown).not.toContain(form);
-    expect(elsewhere.requests).toEqual([]);
   });
 });

@@ -7,17 +7,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { createPlantStoreClient, PlantStoreError, TokenEndpointError } from "../../client/index.ts";
+import { createPlantStoreClient, PlantStoreError } from "../../client/index.ts";
 import {
   clientOnFakes,
-  INVALID_TOKEN_CHALLENGE,
   inTurn,
   json,
   neverAnswers,
   PLANTS_URL,
   type Responder,
   settle,
-  TOKEN_URL,
   tokenAnswer,
 } from "./fakes.ts";
 
@@ -26,13 +24,6 @@ const ENDING = "; the plant may have been stored: sending the same create again 
 /** A fetch failure as Node's fetch gives it, its cause carrying `code`. */
 const failed = (code: string) => () => {
   throw new TypeError("fetch failed", { cause: Object.assign(new Error(`connect ${code}`), { code }) });
-};
-/** Node's failure when every address of a host refused: an AggregateError cause with its own code. */
-const allAddressesRefused = () => {
-  const cause = Object.assign(new AggregateError([new Error("connect ECONNREFUSED ::1:443")], ""), {
-    code: "ECONNREFUSED",
-  });
-  throw new TypeError("fetch failed", { cause });
 };
 /** What a browser says, whatever happened: no code. */
 const browserRefusal = () => {
@@ -88,20 +79,6 @@ describe("no POST can have reached the API: no ending", () => {
     expect(error).toMatchObject({ kind: "network", attempts: 3 });
     expect(error.message).toBe(`POST ${PLANTS_URL}: no answer (fetch failed: ${code})`);
   });
-
-  it("every address of the host refused (an AggregateError cause)", async () => {
-    const error = await failureOf([allAddressesRefused]);
-    expect(error.message).toBe(`POST ${PLANTS_URL}: no answer (fetch failed: ECONNREFUSED)`);
-  });
-
-  it("a refused connection, then an answered 503", async () => {
-    const error = await failureOf([failed("ECONNREFUSED"), status(503)]);
-    expect(error).toMatchObject({
-      status: 503,
-      attempts: 3,
-      message: `POST ${PLANTS_URL} answered 503: said 503`,
-    });
-  });
 });
 
 describe("a POST may have reached the API unanswered: the ending, unless the last answer settles it", () => {
@@ -125,21 +102,5 @@ describe("a POST may have reached the API unanswered: the ending, unless the las
     expect(error.kind).toBe(kind);
     expect(error.message.endsWith(ENDING)).toBe(ending);
     expect(error.stack?.split("\n")[0]?.endsWith("(200 if it was)")).toBe(ending);
-  });
-
-  it("a timeout, then a refused token whose replacement the token endpoint refuses: a TokenEndpointError with the ending", async () => {
-    let tokenRequests = 0;
-    const error = await failureOf([timesOut, status(401, INVALID_TOKEN_CHALLENGE)], () =>
-      ++tokenRequests === 1 ? tokenAnswer("token-1") : json(400, { error: "invalid_grant" }),
-    );
-    expect(error).toBeInstanceOf(TokenEndpointError);
-    expect(error).toMatchObject({
-      kind: "invalid-request",
-      status: 400,
-      oauthError: "invalid_grant",
-      tokenUrl: TOKEN_URL,
-      attempts: 1,
-      message: `token endpoint ${TOKEN_URL} answered 400 invalid_grant${ENDING}`,
-    });
   });
 });
