@@ -173,7 +173,7 @@ function outcomeMetrics(handler: IFunction): IMetric[] {
   );
 }
 
-/** X-Ray's filter expression for the traces through the function's segment (lambda/tracing/ adds its calls). */
+/** X-Ray's filter expression for the traces through the function's segment, which active tracing records. */
 export function functionTracesFilter(functionName: string): string {
   return `service(id(name: "${functionName}", type: "AWS::Lambda::Function"))`;
 }

@@ -220,7 +220,7 @@ export class PlantStoreStack extends Stack {
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
-      // Lambda records each sampled invocation and its init; the handler adds its calls (lambda/tracing/).
+      // Lambda records each sampled invocation and its init; each log line carries its traceId.
       tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       // Each deploy's version outlives the next deploy, so that an operator can point the alias back to it;
       // a version whose own deploy rolled back is deleted, not left behind outside the stack.
