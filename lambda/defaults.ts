@@ -1,6 +1,6 @@
 /**
  * The function's defaults, each defined once: lambda/config.ts applies them, and the stack, the local run
- * and the documentation's test (test/docs/documented-facts.test.ts) read them from here.
+ * and the documentation's generator (tools/deploy-facts.ts) read them from here.
  */
 
 /** The OAuth scope a token must carry to create plants (REQUIRED_SCOPE). */
