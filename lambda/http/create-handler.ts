@@ -4,7 +4,7 @@ import { type CallTimings, withCallTimings } from "../call-timings.ts";
 import { ApiError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
-import { type PlantStore, StoreFailedError } from "../plants/create-plant.ts";
+import { type PlantStore, StoreFailedError } from "../store/dynamodb-plant-store.ts";
 import {
   type ApiGatewayEvent,
   type ApiGatewayResult,

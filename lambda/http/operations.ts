@@ -1,6 +1,7 @@
 import type { MetricName } from "../metrics.ts";
-import { createPlant, type PlantStore } from "../plants/create-plant.ts";
+import { createPlant } from "../plants/create-plant.ts";
 import { parseNewPlant } from "../request/parse-new-plant.ts";
+import type { PlantStore } from "../store/dynamodb-plant-store.ts";
 import type { ApiRequest } from "./api-gateway.ts";
 import type { OperationId } from "./routes.ts";
 

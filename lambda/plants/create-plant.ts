@@ -1,37 +1,6 @@
 import { ApiError } from "../errors.ts";
+import type { PlantStore } from "../store/dynamodb-plant-store.ts";
 import { type NewPlant, PLANT_FIELDS, type Plant, type PlantField, toPlant } from "./plant.ts";
-
-/**
- * What a store did with a put. `calls`: the requests it sent the store, failed ones included (the
- * StoreAttempts metric). `afterUnconfirmedWrite`: an earlier attempt of this put may have written (no
- * answer came), so an existing plant of the same content is most likely that write, not another request's.
- */
-export type PutOutcome =
-  | { created: true; calls: number }
-  | { created: false; existing: NewPlant; afterUnconfirmedWrite: boolean; calls: number };
-
-/**
- * Where plants are kept (the port; lambda/store/ implements it on DynamoDB). A put never overwrites: an
- * existing id is reported with what it holds. A store that gives up throws the StoreUnavailable ApiError
- * carrying its calls; one that fails otherwise, a StoreFailedError.
- */
-export interface PlantStore {
-  putIfAbsent(plant: NewPlant): Promise<PutOutcome>;
-}
-
-/**
- * A store's failure no retry could help (refused for good, a stored item that is not a plant, a bug): a
- * 500 like any bug, which still carries the calls the store made, for the StoreAttempts metric.
- */
-export class StoreFailedError extends Error {
-  override name = "StoreFailedError";
-  constructor(
-    readonly storeCalls: number,
-    cause: unknown,
-  ) {
-    super("the plant store failed", { cause });
-  }
-}
 
 export interface CreateOutcome {
   plant: Plant;

@@ -1,7 +1,6 @@
 import { type Clock, systemClock, timeoutSignal } from "../clock.ts";
 import { DEFAULT_STORE_MAX_ATTEMPTS } from "../defaults.ts";
 import { ApiError, storeUnavailable } from "../errors.ts";
-import { type PlantStore, type PutOutcome, StoreFailedError } from "../plants/create-plant.ts";
 import type { NewPlant } from "../plants/plant.ts";
 import { createRetryQuota, type RetryOptions, withRetries } from "../retry/standard-retry.ts";
 import {
@@ -25,14 +24,36 @@ export interface DynamoDbSettings extends DynamoDbClientSettings {
   random?: () => number;
 }
 
-/** The DynamoDB store, and a way to open its connection before the first request needs it. */
-export interface DynamoDbPlantStore extends PlantStore {
-  /**
-   * Opens the connection to DynamoDB without a request, giving up at `signal` (by default after one
-   * attempt's timeout); never rejects (see DynamoDbClient.prewarm).
-   */
-  prewarm(signal?: AbortSignal): Promise<void>;
+/**
+ * What a store did with a put. `calls`: the requests it sent the store, failed ones included (the
+ * StoreAttempts metric). `afterUnconfirmedWrite`: an earlier attempt of this put may have written (no
+ * answer came), so an existing plant of the same content is most likely that write, not another request's.
+ */
+export type PutOutcome =
+  | { created: true; calls: number }
+  | { created: false; existing: NewPlant; afterUnconfirmedWrite: boolean; calls: number };
+
+/**
+ * A store's failure no retry could help (refused for good, a stored item that is not a plant, a bug): a
+ * 500 like any bug, which still carries the calls the store made, for the StoreAttempts metric.
+ */
+export class StoreFailedError extends Error {
+  override name = "StoreFailedError";
+  constructor(
+    readonly storeCalls: number,
+    cause: unknown,
+  ) {
+    super("the plant store failed", { cause });
+  }
 }
+
+/**
+ * Where plants are kept, the port the operations use: the DynamoDB store's methods, so that a method
+ * added below is one of the port's; all but prewarm, which only the function's init calls. A put never
+ * overwrites: an existing id is reported with what it holds. A store that gives up throws the
+ * StoreUnavailable ApiError carrying its calls; one that fails otherwise, a StoreFailedError.
+ */
+export type PlantStore = Omit<ReturnType<typeof createDynamoDbPlantStore>, "prewarm">;
 
 export const STORE_RETRY_AFTER_SECONDS = 1;
 
@@ -65,7 +86,7 @@ export function putIfAbsentInput(tableName: string, plant: NewPlant): object {
  * included; a 5xx): that decides the 503's message when the retries give up, and tells a replay of this
  * create's own write from another request's.
  */
-export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPlantStore {
+export function createDynamoDbPlantStore(settings: DynamoDbSettings) {
   const client = createDynamoDbClient(settings);
   const { tableName } = settings;
   const clock = settings.clock ?? systemClock;
@@ -85,7 +106,7 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
   };
 
   return {
-    async putIfAbsent(plant) {
+    async putIfAbsent(plant: NewPlant): Promise<PutOutcome> {
       let calls = 0;
       let mayHaveWritten = false;
       let metExisting = false;
@@ -137,7 +158,11 @@ export function createDynamoDbPlantStore(settings: DynamoDbSettings): DynamoDbPl
         throw error instanceof ApiError ? error : new StoreFailedError(calls, error);
       });
     },
-    async prewarm(signal) {
+    /**
+     * Opens the connection to DynamoDB without a request, giving up at `signal` (by default after one
+     * attempt's timeout); never rejects (see DynamoDbClient.prewarm).
+     */
+    async prewarm(signal?: AbortSignal): Promise<void> {
       if (signal) return client.prewarm(signal);
       const timeout = timeoutSignal(clock, settings.attemptTimeoutMs);
       try {

@@ -2,8 +2,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiError } from "../../lambda/errors.ts";
-import { createPlant, type PlantStore } from "../../lambda/plants/create-plant.ts";
-import { createDynamoDbPlantStore, type DynamoDbSettings } from "../../lambda/store/dynamodb-plant-store.ts";
+import { createPlant } from "../../lambda/plants/create-plant.ts";
+import {
+  createDynamoDbPlantStore,
+  type DynamoDbSettings,
+  type PlantStore,
+} from "../../lambda/store/dynamodb-plant-store.ts";
 import {
   callDynamoDb,
   ensurePlantsTable,
