@@ -49,13 +49,13 @@ export function productionDependencies(
   if (levers.prewarmStore) void store.prewarm();
   const keys = createIssuerKeys(config, {
     prefetchKeys: true,
-    observeFetch: tracing?.observeKeySetFetch,
     deliveredKeySet: config.deliveredKeySet,
   });
   return {
     functionName: config.functionName,
     functionVersion: config.functionVersion,
     authenticate: createAuthenticator(config, { keys }),
+    requiredScope: config.requiredScope,
     afterAnswer: () => keys.refreshInBackground(),
     store,
     ...(tracing ? { traceInvocation: tracing.run } : {}),

@@ -1,6 +1,7 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { type CallTimings, withCallTimings } from "../call-timings.ts";
+import { DEFAULT_REQUIRED_SCOPE } from "../defaults.ts";
 import { ApiError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
@@ -20,6 +21,8 @@ import { describeRoutes, matchRoute } from "./routes.ts";
 
 export interface Dependencies {
   authenticate: Authenticate;
+  /** The scope every route requires (config.requiredScope), until the route table names one per route. */
+  requiredScope?: string;
   store: PlantStore;
   /** The metrics' dimension value: the Lambda function's name. */
   functionName?: string;
@@ -56,6 +59,7 @@ interface Ending {
  */
 export function createHandler({
   authenticate,
+  requiredScope = DEFAULT_REQUIRED_SCOPE,
   store,
   functionName = "local",
   functionVersion = "$LATEST",
@@ -83,7 +87,7 @@ export function createHandler({
       const route = matchRoute(request.method, request.path);
       if (route === undefined)
         throw new ApiError("RouteNotFound", `not found: this API serves ${describeRoutes()}`);
-      ({ clientId } = await authenticate(request.headers.get("authorization")));
+      ({ clientId } = await authenticate(request.headers.get("authorization"), requiredScope));
       const parsed = await OPERATIONS[route.operationId](request);
       plantId = parsed.plantId;
       const { body, metric, storeCalls } = await parsed.run({ store });

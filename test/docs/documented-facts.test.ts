@@ -8,14 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CONTEXT_DEFAULTS } from "../../infra/config.ts";
 import { FUNCTION_TIMEOUT } from "../../infra/plant-store-stack.ts";
-import { CLOCK_SKEW_SECONDS } from "../../lambda/auth/claims.ts";
-import { KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-keys.ts";
-import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/key-set.ts";
+import { CLOCK_SKEW_SECONDS, KEY_SET_REFETCH_INTERVAL_SECONDS } from "../../lambda/auth/issuer-keys.ts";
 import {
+  MAX_KEYS_IN_KEY_SET,
   MAX_RSA_MODULUS_BITS,
-  MAX_RSA_PUBLIC_EXPONENT_BYTES,
+  MAX_RSA_PUBLIC_EXPONENT_BITS,
   MIN_RSA_MODULUS_BITS,
-} from "../../lambda/auth/key-strength.ts";
+} from "../../lambda/auth/key-set.ts";
 import {
   DEFAULT_REQUIRED_SCOPE,
   DEFAULT_STORE_ATTEMPT_TIMEOUT_MS,
@@ -126,7 +125,7 @@ const FACTS: readonly DocumentedFact[] = [
   },
   {
     fact: "the largest RSA public exponent trusted (bits)",
-    value: MAX_RSA_PUBLIC_EXPONENT_BYTES * 8,
+    value: MAX_RSA_PUBLIC_EXPONENT_BITS,
     statedIn: { "openapi/openapi.yaml": [says`1, or over ${N} bits (issuers use 65537`] },
   },
   {
