@@ -10,10 +10,15 @@ import {
 } from "aws-jwt-verify/error";
 import type { Jwk } from "aws-jwt-verify/jwk";
 import { decomposeUnverifiedJwt } from "aws-jwt-verify/jwt";
-import type { JwtHeader, JwtPayload } from "aws-jwt-verify/jwt-model";
+import type { JwtPayload } from "aws-jwt-verify/jwt-model";
 import { ApiError } from "../errors.ts";
 import { bearerToken } from "./bearer-credentials.ts";
-import { createIssuerKeys, type IssuerKeys, type IssuerKeysOptions } from "./issuer-keys.ts";
+import {
+  type CustomJwtCheck,
+  createIssuerKeys,
+  type IssuerKeys,
+  type IssuerKeysOptions,
+} from "./issuer-keys.ts";
 
 /** What a token must say: the configuration's issuer, audiences (empty: not checked) and clients (idem). */
 export interface TokenPolicy {
@@ -42,16 +47,13 @@ export interface AuthenticatorOptions extends IssuerKeysOptions {
 /** `new Date(seconds * 1000)` is a valid date up to this many seconds either side of 1970. */
 const MAX_REPRESENTABLE_SECONDS = 8.64e12;
 
-/** The curve of each ES alg (RFC 7518 §3.4); aws-jwt-verify verifies ES384 with a P-256 key, or RS256 with an EC one. */
-const KEY_OF_ALG: Record<string, (jwk: Jwk) => boolean> = {
-  RS256: (jwk) => jwk.kty === "RSA",
-  RS384: (jwk) => jwk.kty === "RSA",
-  RS512: (jwk) => jwk.kty === "RSA",
-  ES256: (jwk) => jwk.crv === "P-256",
-  ES384: (jwk) => jwk.crv === "P-384",
-  ES512: (jwk) => jwk.crv === "P-521",
-  EdDSA: (jwk) => jwk.kty === "OKP",
-};
+/** The curve of each ES alg (RFC 7518 §3.4): aws-jwt-verify would verify ES384 with a P-256 key. */
+const CURVE_OF: Record<string, string> = { ES256: "P-256", ES384: "P-384", ES512: "P-521" };
+
+/** Whether `alg` is one the key verifies (RFC 7518 §3, RFC 8037 §3.1): aws-jwt-verify checks a key's own alg only. */
+function fitsKey(alg: string, { kty, crv }: Jwk): boolean {
+  return alg.startsWith("RS") ? kty === "RSA" : alg === "EdDSA" ? kty === "OKP" : CURVE_OF[alg] === crv;
+}
 
 /**
  * The bearer-token check; each failure a 401 invalid_token unless said otherwise:
@@ -65,18 +67,10 @@ const KEY_OF_ALG: Record<string, (jwk: Jwk) => boolean> = {
  */
 export function createAuthenticator(policy: TokenPolicy, options: AuthenticatorOptions = {}): Authenticate {
   const keys = options.keys ?? createIssuerKeys(policy, options);
-  const checkAfterSignature = ({
-    header,
-    payload,
-    jwk,
-  }: {
-    header: JwtHeader;
-    payload: JwtPayload;
-    jwk: Jwk;
-  }) => {
+  const checkAfterSignature: CustomJwtCheck = ({ header, payload, jwk }) => {
     if (Object.hasOwn(header, "crit"))
       invalid("it requires a header extension this API does not implement (crit)");
-    if (!KEY_OF_ALG[header.alg ?? ""]?.(jwk)) invalid("signature algorithm not allowed");
+    if (!fitsKey(String(header.alg), jwk)) invalid("signature algorithm not allowed");
     if (payload.exp === undefined) invalid("it has no expiry (exp)");
     const clientId = typeof payload.client_id === "string" ? payload.client_id : "";
     if (policy.clientIds.length > 0 && !policy.clientIds.includes(clientId)) {

@@ -28,7 +28,7 @@ const KEY_SET_NOT_USABLE = "the token issuer's key set was fetched but is not a 
 const KEY_NOT_YET_KNOWN =
   "the token names a key not among the issuer's keys as last fetched; they are fetched again after Retry-After";
 
-type CustomJwtCheck = NonNullable<VerifyProperties["customJwtCheck"]>;
+export type CustomJwtCheck = NonNullable<VerifyProperties["customJwtCheck"]>;
 
 export interface IssuerKeysOptions {
   /** The system's when not given; tests move it past the windows instead of waiting. */
@@ -66,6 +66,8 @@ export function createIssuerKeys(
   let refreshing = false;
   let windowClosesAt = 0;
   let heldMessage = KEY_NOT_YET_KNOWN;
+  /** A failed prefetch opens no window: the first request fetches again. */
+  let prefetching = false;
   const secondsLeft = () => Math.ceil(Math.max(0, windowClosesAt - clock.now()) / 1000);
   /** Opens the window, once per fetch: the requests that shared the fetch do not extend it. */
   const openWindow = (message: string) => {
@@ -112,7 +114,7 @@ export function createIssuerKeys(
   /** The issuer's fault, a request's fetch or a refresh: the window opens, and the request's 503. */
   const issuerFailed = (message: string, cause: unknown) => {
     refreshDueAt = clock.now() + KEY_SET_REFETCH_INTERVAL_SECONDS * 1000;
-    openWindow(message);
+    if (!prefetching) openWindow(message);
     return withoutStack(
       new ApiError("IssuerUnavailable", message, { retryAfterSeconds: secondsLeft(), cause }),
     );
@@ -135,9 +137,13 @@ export function createIssuerKeys(
       logFailure("the key set delivered with the deployment is not usable; the issuer's is fetched", error);
     }
   } else if (options.prefetchKeys) {
+    prefetching = true;
     jwksCache
       .getJwks(policy.jwksUrl)
-      .catch((error) => logFailure("prefetching the issuer's key set failed; requests fetch it", error));
+      .catch((error) => logFailure("prefetching the issuer's key set failed; requests fetch it", error))
+      .finally(() => {
+        prefetching = false;
+      });
   }
 
   return {
