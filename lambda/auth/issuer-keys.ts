@@ -100,7 +100,16 @@ export function createIssuerKeys(
     fetcher: {
       fetch: (uri) =>
         timed("issuerMs", () => fetcher.fetch(uri)).catch((error: unknown) => {
-          throw issuerFailed(KEY_SET_NOT_FETCHED, error);
+          // Its message names the whole URI: where the key set is, without credentials or query, is for the logs.
+          const { origin, pathname } = new URL(uri);
+          const detail = String(error instanceof Error ? error.message : error).replace(
+            `Failed to fetch ${uri}: `,
+            "",
+          );
+          throw issuerFailed(
+            KEY_SET_NOT_FETCHED,
+            new Error(`fetching ${origin}${pathname} failed: ${detail}`),
+          );
         }),
     },
     jwksParser: (document) => {
