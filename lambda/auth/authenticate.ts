@@ -1,6 +1,7 @@
 import {
   JwtExpiredError,
   JwtInvalidAudienceError,
+  JwtInvalidIssuerError,
   JwtInvalidSignatureAlgorithmError,
   JwtInvalidSignatureError,
   JwtNotBeforeError,
@@ -122,6 +123,7 @@ const REASONS: [new (...args: never[]) => Error, string][] = [
   [JwtInvalidSignatureError, "bad signature"],
   [JwtExpiredError, "it has expired"],
   [JwtNotBeforeError, "it is not valid yet"],
+  [JwtInvalidIssuerError, "wrong issuer (iss)"],
   [JwtInvalidAudienceError, "wrong audience (aud)"],
   [JwtWithoutValidKidError, "unknown signing key"],
   [KidNotFoundInJwksError, "unknown signing key"],
