@@ -1,5 +1,6 @@
 /**
- * A token issuer for local runs and tests: an RS256 key, its public JWKS, and access tokens shaped
+ * A token issuer for local runs and tests: a signing key (RS256 unless another alg is asked for: ES256,
+ * EdDSA, ...), its public JWKS, and access tokens shaped
  * like the stack's Cognito client-credentials tokens (`scope`, `client_id`, `exp`).
  */
 import { randomUUID } from "node:crypto";
@@ -7,7 +8,6 @@ import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 
 export const LOCAL_CLIENT_ID = "plant-store-local";
-const ALGORITHM = "RS256";
 
 export interface MintOptions {
   scope?: string;
@@ -24,16 +24,17 @@ export interface TokenIssuer {
   mint(options?: MintOptions): Promise<string>;
 }
 
-/** A new private signing key as a JWK (with `kid` and `alg`), suitable for storing. */
-export async function generateSigningKey(): Promise<JWK> {
-  const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
-  return { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: "sig" };
+/** A new private signing key of `alg` as a JWK (with `kid` and `alg`), suitable for storing. */
+export async function generateSigningKey(alg = "RS256"): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid: randomUUID(), alg, use: "sig" };
 }
 
 export async function createTokenIssuer(issuer: string, privateJwk: JWK): Promise<TokenIssuer> {
-  const privateKey = await importJWK(privateJwk, ALGORITHM);
-  const { kty, n, e, kid, alg, use } = privateJwk;
-  const publicJwk: JWK = { kty, n, e, kid, alg, use };
+  const alg = privateJwk.alg ?? "RS256";
+  const privateKey = await importJWK(privateJwk, alg);
+  const { kty, n, e, crv, x, y, kid, use } = privateJwk;
+  const publicJwk = JSON.parse(JSON.stringify({ kty, n, e, crv, x, y, kid, alg, use })) as JWK;
   return {
     issuer,
     jwks: { keys: [publicJwk] },
@@ -45,7 +46,7 @@ export async function createTokenIssuer(issuer: string, privateJwk: JWK): Promis
         token_use: "access",
         ...options.extraClaims,
       })
-        .setProtectedHeader({ alg: ALGORITHM, kid: publicJwk.kid ?? "", typ: "JWT" })
+        .setProtectedHeader({ alg, kid: publicJwk.kid ?? "", typ: "JWT" })
         .setIssuer(issuer)
         .setSubject(options.subject ?? LOCAL_CLIENT_ID)
         .setIssuedAt(now)

@@ -12,9 +12,8 @@ export const DELIVERED_KEY_SET_VARIABLE = "JWKS_JSON";
 export const ENVIRONMENT_LIMIT_BYTES = 4096;
 
 /**
- * The public members of a key (RFC 7517 §4, RFC 7518 §6.2.1, §6.3.1, RFC 8037 §2). The function reads
- * those of an RSA key and leaves any other key out (RSA_ONLY), but an EC or OKP key is delivered whole, so
- * that the set delivered is the issuer's, cut to its public members and nothing else.
+ * The public members of a key (RFC 7517 §4, RFC 7518 §6.2.1, §6.3.1, RFC 8037 §2): the set delivered is
+ * the issuer's, cut to its public members and nothing else.
  */
 const PUBLIC_MEMBERS = ["kty", "kid", "alg", "use", "n", "e", "crv", "x", "y", "key_ops", "ext"] as const;
 
@@ -24,11 +23,11 @@ const PUBLIC_MEMBERS = ["kty", "kid", "alg", "use", "n", "e", "crv", "x", "y", "
  */
 export const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 
-/**
- * Why the function leaves a key of the set out when its kty is not RSA (lambda/auth/jws.ts), logging it for
- * each such key when the set arrives.
- */
-const RSA_ONLY = "the function verifies RS256, RS384 and RS512 tokens only";
+/** The key types the function verifies tokens with (aws-jwt-verify's); it leaves any other key out. */
+const VERIFIABLE_KTYS = ["RSA", "EC", "OKP"];
+/** Why the function leaves a key of another kty out (lambda/auth/key-set.ts), logging it when the set arrives. */
+const VERIFIABLE_ONLY =
+  "the function verifies RS*, ES* and EdDSA tokens, with keys of kty RSA, EC or OKP only";
 
 /** A key set that cannot be delivered, and why, in words an operator reads in the deploy's output. */
 export class KeySetRefusedError extends Error {
@@ -39,8 +38,8 @@ export class KeySetRefusedError extends Error {
  * The key-set document `document` (parsed JSON) as the compact JSON to deliver: `{"keys":[…]}` with each
  * key cut to PUBLIC_MEMBERS, in the issuer's order. Throws KeySetRefusedError when it is not a key set,
  * holds no key, or any key has a private member: the whole set is refused, as jose refuses it, since an
- * issuer that publishes a private key has lost it. A set with no RSA key is refused too: the function
- * would leave every key of it out and verify no token with it.
+ * issuer that publishes a private key has lost it. A set with no key of kty RSA, EC or OKP is refused too:
+ * the function would leave every key of it out and verify no token with it.
  */
 export function deliverableKeySet(document: unknown): string {
   if (!isPlainObject(document) || !Array.isArray(document.keys)) {
@@ -60,8 +59,8 @@ export function deliverableKeySet(document: unknown): string {
     }
     return Object.fromEntries(PUBLIC_MEMBERS.filter((member) => member in entry).map((m) => [m, entry[m]]));
   });
-  if (!keys.some((key) => key.kty === "RSA")) {
-    throw new KeySetRefusedError(`it holds no RSA key, and ${RSA_ONLY}`);
+  if (!keys.some((key) => VERIFIABLE_KTYS.includes(String(key.kty)))) {
+    throw new KeySetRefusedError(`it holds no key of kty RSA, EC or OKP, and ${VERIFIABLE_ONLY}`);
   }
   return JSON.stringify({ keys });
 }
@@ -77,13 +76,13 @@ export function keyCount(keySetJson: string): number {
 }
 
 /**
- * For the deploy's summary after the count of keys delivered: how many of them the function leaves out as
- * not RSA, and why; "" when every key is RSA.
+ * For the deploy's summary after the count of keys delivered: how many of them the function leaves out for
+ * their kty, and why; "" when it can use every key's type.
  */
 export function keysLeftOutNote(keySetJson: string): string {
   const { keys } = JSON.parse(keySetJson) as { keys: { kty: unknown }[] };
-  const leftOut = keys.filter((key) => key.kty !== "RSA").length;
-  return leftOut === 0 ? "" : `; ${leftOut} of them not RSA, left out: ${RSA_ONLY}`;
+  const leftOut = keys.filter((key) => !VERIFIABLE_KTYS.includes(String(key.kty))).length;
+  return leftOut === 0 ? "" : `; ${leftOut} of them of another kty, left out: ${VERIFIABLE_ONLY}`;
 }
 
 function describeKey(entry: Record<string, unknown>, index: number): string {

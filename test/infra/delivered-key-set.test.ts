@@ -179,14 +179,22 @@ describe("with an issuer you bring", () => {
     const brought = { issuer: "https://login.example.com/tenant", audience: "api://plants" };
     const published = JSON.parse(readFileSync(ISSUER_KEY_SET_FILE, "utf8")) as { keys: object[] };
 
-    it("delivers the file's public keys as checked at synth, saying how many the function leaves out as not RSA", () => {
+    it("delivers EC and OKP keys too, saying how many keys of another kty the function leaves out", () => {
       const ec = { kty: "EC", kid: "ec-1", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU" };
+      const other = { kty: "AKP", kid: "pq-1", alg: "ML-DSA-44" };
       const withEc = synthesizedTemplate({
         ...brought,
-        jwks: file("with-ec.json", JSON.stringify({ keys: [...published.keys, ec] })),
+        jwks: file("with-ec.json", JSON.stringify({ keys: [...published.keys, ec, other] })),
       });
       expect(outputs(withEc)[OUTPUT_KEYS.deliveredKeySet]?.Value).toMatch(
-        /^3 keys delivered from .*with-ec\.json \(checked at synth\); 1 of them not RSA, left out: the function verifies RS256, RS384 and RS512 tokens only$/,
+        /^4 keys delivered from .*with-ec\.json \(checked at synth\); 1 of them of another kty, left out: the function verifies RS\*, ES\* and EdDSA tokens, with keys of kty RSA, EC or OKP only$/,
+      );
+      const ecAlone = synthesizedTemplate({
+        ...brought,
+        jwks: file("ec.json", JSON.stringify({ keys: [ec] })),
+      });
+      expect(outputs(ecAlone)[OUTPUT_KEYS.deliveredKeySet]?.Value).toMatch(
+        /^1 keys delivered from .*\(checked at synth\)$/,
       );
     });
 
@@ -220,9 +228,9 @@ describe("with an issuer you bring", () => {
       ["not a key set", "{}", /it is not a key set/],
       ["empty", '{"keys":[]}', /it holds no keys/],
       [
-        "without an RSA key",
-        '{"keys":[{"kty":"EC","kid":"ec-1","crv":"P-256"},{"kty":"OKP","kid":"ed-1","crv":"Ed25519"}]}',
-        /it holds no RSA key, and the function verifies RS256, RS384 and RS512 tokens only/,
+        "without a key of kty RSA, EC or OKP",
+        '{"keys":[{"kty":"AKP","kid":"pq-1"}]}',
+        /it holds no key of kty RSA, EC or OKP, and the function verifies RS\*, ES\* and EdDSA tokens/,
       ],
     ])("refuses a file that is %s", (name, content, message) => {
       const error = synthesisError({ ...brought, jwks: file(`${name}.json`, content) });

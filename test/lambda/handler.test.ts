@@ -121,7 +121,7 @@ describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version)
     const result = await harness.handler(apiGatewayEvent(version, { token: expired }));
     expect(result.statusCode).toBe(401);
     expect(result.headers["www-authenticate"]).toContain('error="invalid_token"');
-    expect(body(result).message).toBe("the token has expired");
+    expect(body(result).message).toBe("the token is invalid: it has expired");
   });
 
   it("answers a token without plants/write with 403 insufficient_scope", async () => {

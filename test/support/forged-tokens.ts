@@ -4,7 +4,6 @@
  */
 import {
   createHash,
-  createPrivateKey,
   generateKeyPairSync,
   type JsonWebKey,
   type KeyObject,
@@ -44,20 +43,6 @@ export async function signToken(
     .sign(key);
 }
 
-/**
- * Signs `claims` with an RS256 private JWK under exactly `{alg, kid, typ, ...header}`, without jose's
- * header checks: it refuses to produce a `crit` it does not implement, which an issuer still may.
- */
-export function signWithRawHeader(
-  privateJwk: JWK,
-  claims: JWTPayload,
-  header: Record<string, unknown>,
-): string {
-  const signingInput = `${base64url(JSON.stringify({ alg: "RS256", kid: privateJwk.kid, typ: "JWT", ...header }))}.${base64url(JSON.stringify(claims))}`;
-  const key = createPrivateKey({ key: privateJwk as JsonWebKey, format: "jwk" });
-  return `${signingInput}.${base64url(sign("RSA-SHA256", Buffer.from(signingInput), key))}`;
-}
-
 export function base64url(value: string | Uint8Array): string {
   return Buffer.from(value).toString("base64url");
 }
@@ -85,7 +70,7 @@ export function segments(token: string): { header: string; payload: string; sign
 /** A key an issuer publishes: its private half, and its public JWK as served (with or without `alg`). */
 export interface PublishedKey {
   kid: string;
-  /** `RSA`, or the curve of an EC or OKP key: such a key the API leaves out, its tokens it refuses. */
+  /** `RSA`, or the curve of an EC or OKP key. */
   type: "RSA" | "P-256" | "P-384" | "P-521" | "Ed25519";
   /** The alg the key was made for, whether or not the JWK says it. */
   naturalAlg: string;
@@ -103,8 +88,7 @@ const KEY_TYPES = [
 
 /**
  * A key of every type a key set may hold, each published twice: with `alg` (as Cognito's) and
- * without (as Microsoft Entra ID's), under kids `<type>-alg` and `<type>-no-alg`. Only the RSA keys verify
- * a token: the API verifies RS256, RS384 and RS512 only, and leaves the others out of the key set.
+ * without (as Microsoft Entra ID's), under kids `<type>-alg` and `<type>-no-alg`: each verifies its tokens.
  */
 export function keysOfEveryType(): PublishedKey[] {
   return KEY_TYPES.flatMap(({ type, naturalAlg, pair }) => {
@@ -120,8 +104,7 @@ export function keysOfEveryType(): PublishedKey[] {
 /**
  * The JWS signature of `signingInput` by `key` under `alg`, computed whatever the alg says the key
  * should be (ES384 with a P-256 key: what a forger would send), or undefined where node:crypto has
- * no such signature for the key (ES256 with an RSA key, PS256, HS256, none). ES* and EdDSA signatures
- * make the well-signed tokens the API refuses (it verifies RS256, RS384 and RS512 only).
+ * no such signature for the key (ES256 with an RSA key, PS256, HS256, none).
  */
 export function jwsSignature(alg: string, key: KeyObject, signingInput: string): string | undefined {
   const data = Buffer.from(signingInput);
