@@ -1,7 +1,6 @@
 import type { Context } from "aws-lambda";
 import type { Authenticate } from "../auth/authenticate.ts";
 import { type CallTimings, withCallTimings } from "../call-timings.ts";
-import { DEFAULT_REQUIRED_SCOPE } from "../defaults.ts";
 import { ApiError } from "../errors.ts";
 import { logRequest, openRequestLogSoon } from "../log.ts";
 import type { MetricCounts, MetricName } from "../metrics.ts";
