@@ -2,35 +2,34 @@
  * The stack's options, read from CDK context (`-c key=value`, or cdk.json) and checked at synth: every
  * refusal is a ContextError whose message names the option and what is wrong (docs/DEPLOY.md lists them).
  */
-import { readFileSync } from "node:fs";
-import { RegionInfo } from "aws-cdk-lib/region-info";
 import { commaList } from "../lambda/comma-list.ts";
 import { isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
-import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import {
+  boolean,
+  ContextError,
+  type ContextReader,
+  certificateRegion,
+  check,
+  domainOptions,
+  integer,
+  isHostName,
+  oneOf,
+  onlyWith,
+  parseUrl,
+  text,
+} from "./context-values.ts";
 import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "./cors.ts";
-import { deliverableKeySet, KeySetRefusedError } from "./key-set-delivery/public-key-set.ts";
-import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
+import { type CognitoIssuerConfig, type ExternalIssuerConfig, readTokenIssuer } from "./issuer-config.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
-/** Tokens come from the Cognito user pool the stack creates (or, with `userPoolId`, one a destroyed stack retained). */
-export interface CognitoIssuerConfig {
-  readonly kind: "cognito";
-  /** By default derived from the stack name and the stack's unique id. */
-  readonly domainPrefix: string | undefined;
-  readonly retained: { userPoolId: string; clientId: string; domainPrefix: string } | undefined;
-}
-
-/** Tokens come from an OIDC issuer the user brings; the stack creates no user pool. */
-export interface ExternalIssuerConfig {
-  readonly kind: "external";
-  readonly issuer: string;
-  readonly audience: string | undefined;
-  readonly clientIds: string | undefined;
-  readonly jwksUrl: string | undefined;
-  /** `-c jwks=<file>`, checked and made compact at synth; `undefined` reads the issuer's at deploy time. */
-  readonly keySetFile: { readonly path: string; readonly keySetJson: string } | undefined;
-  readonly requiredScope: string;
-}
+export { ContextError, type ContextReader } from "./context-values.ts";
+export type { CognitoIssuerConfig, ExternalIssuerConfig } from "./issuer-config.ts";
+export {
+  MRSC_REGION_SETS,
+  type MultiRegionConfig,
+  type MultiRegionDomainConfig,
+  readMultiRegionConfig,
+} from "./multi-region/multi-region-config.ts";
 
 /** A custom domain mapped to the API; without `hostedZoneId` the DNS record is yours to create. */
 export interface CustomDomainConfig {
@@ -38,29 +37,6 @@ export interface CustomDomainConfig {
   /** An ACM certificate for `domainName`, in the stack's region (API Gateway regional endpoint). */
   readonly certificateArn: string;
   readonly hostedZoneId: string | undefined;
-}
-
-/** The Region sets DynamoDB accepts one table with multi-Region strong consistency within. */
-export const MRSC_REGION_SETS: readonly (readonly string[])[] = [
-  ["us-east-1", "us-east-2", "us-west-2"],
-  ["eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"],
-  ["ap-northeast-1", "ap-northeast-2", "ap-northeast-3"],
-];
-
-/** `-c regions=…`: a stack per Region, each on its own replica of one table (docs/DEPLOY.md, "Multi-Region"). */
-export interface MultiRegionConfig {
-  /** Three, or two with a witness; the first also holds the table's definition and the user pool. */
-  readonly regions: readonly string[];
-  readonly witnessRegion: string | undefined;
-  /** One name for every Region, with latency routing; `undefined` leaves each Region on its own URL. */
-  readonly domain: MultiRegionDomainConfig | undefined;
-}
-
-export interface MultiRegionDomainConfig {
-  readonly domainName: string;
-  readonly hostedZoneId: string;
-  /** Each Region's ACM certificate for `domainName`, by Region. */
-  readonly certificateArns: Readonly<Record<string, string>>;
 }
 
 /** What stands in front of the HTTP API: nothing, or CloudFront with an AWS WAF web ACL (infra/edge-protection.ts). */
@@ -114,14 +90,6 @@ export const CONTEXT_DEFAULTS = {
 
 /** The tag every resource of a stack carries, its value the stack's name. */
 export const STACK_TAG = "plant-store:stack";
-
-/** A context value or combination the stack refuses; its message names the option and what is wrong. */
-export class ContextError extends Error {
-  override name = "ContextError";
-}
-
-/** Reads one context value; `app.node.tryGetContext` fits. */
-export type ContextReader = (key: string) => unknown;
 
 /**
  * Refuses a context key that is neither one of ours nor CDK's (whose keys hold a `:`, start with `@`, or
@@ -268,79 +236,6 @@ function corsOrigin(entry: string): string {
   );
 }
 
-/** The stack's own Cognito issuer, or with `-c issuer=…` the user's, with what each of them needs. */
-function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | ExternalIssuerConfig {
-  const issuer = text(read, "issuer");
-  const [audience, clientIds, jwksUrl, jwks, requiredScope] = (
-    ["audience", "clientIds", "jwksUrl", "jwks", "requiredScope"] as const
-  ).map((key) => text(read, key));
-  const domainPrefix = text(read, "cognitoDomainPrefix");
-  if (issuer !== undefined) {
-    if (domainPrefix !== undefined) {
-      throw new ContextError(
-        `Context "cognitoDomainPrefix" does not apply with "issuer": no user pool is created`,
-      );
-    }
-    httpsUrl("issuer", issuer);
-    if (jwksUrl !== undefined) httpsUrl("jwksUrl", jwksUrl);
-    // Without one of them any token the issuer signs, for any of its clients or APIs, would be accepted; a
-    // deployed handler refuses to start without JWT_AUDIENCE or JWT_CLIENT_IDS (lambda/config.ts).
-    if (commaList(audience).length === 0 && commaList(clientIds).length === 0) {
-      throw new ContextError(
-        `Context "issuer" needs "audience" (the accepted aud values) or "clientIds" (the accepted client_id ` +
-          `values): without either, tokens the issuer signs for other clients and APIs would be accepted`,
-      );
-    }
-    const keySetFile = jwks === undefined ? undefined : readKeySetFile(jwks);
-    const scope = requiredScope ?? DEFAULT_REQUIRED_SCOPE;
-    return { kind: "external", issuer, audience, clientIds, jwksUrl, keySetFile, requiredScope: scope };
-  }
-  onlyWith("issuer", "bring your own OIDC issuer", { audience, clientIds, jwksUrl, jwks, requiredScope });
-  const prefixProblem = domainPrefix === undefined ? undefined : domainPrefixProblem(domainPrefix);
-  if (prefixProblem !== undefined) {
-    throw new ContextError(`Context "cognitoDomainPrefix" ${prefixProblem}, got "${domainPrefix}"`);
-  }
-  // The pool, app client and domain a destroyed stack retained: all three or none, since the handler
-  // needs the client id and the token endpoint output the domain's prefix.
-  const userPoolId = text(read, "userPoolId");
-  const clientId = text(read, "userPoolClientId");
-  if (userPoolId === undefined) {
-    onlyWith("userPoolId", "a retained user pool", { userPoolClientId: clientId });
-    return { kind: "cognito", domainPrefix, retained: undefined };
-  }
-  const poolIdShape = /^[a-z]{2}(?:-[a-z]+)+-\d_[0-9A-Za-z]+$/.test(userPoolId);
-  check(poolIdShape, "userPoolId", "a Cognito user pool id like eu-west-1_AbC123dEf", userPoolId);
-  if (clientId === undefined || !/^[0-9a-z]{1,128}$/.test(clientId)) {
-    throw new ContextError(
-      `Context "userPoolId" needs "userPoolClientId": the retained pool's app client id (the ClientId output), got ${JSON.stringify(clientId)}`,
-    );
-  }
-  if (domainPrefix === undefined) {
-    throw new ContextError(
-      'Context "userPoolId" needs "cognitoDomainPrefix": the prefix of the retained pool\'s domain (the first label of the TokenEndpoint output)',
-    );
-  }
-  return { kind: "cognito", domainPrefix, retained: { userPoolId, clientId, domainPrefix } };
-}
-
-/** `-c jwks=<file>`: a key-set document whose keys are all public; whether it fits is checked at synth. */
-function readKeySetFile(path: string): { path: string; keySetJson: string } {
-  let document: unknown;
-  try {
-    document = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code;
-    if (reason === undefined) throw new ContextError(`Context "jwks": ${path} is not JSON`);
-    throw new ContextError(`Context "jwks" must name a readable key-set file, got "${path}" (${reason})`);
-  }
-  try {
-    return { path, keySetJson: deliverableKeySet(document) };
-  } catch (error) {
-    if (!(error instanceof KeySetRefusedError)) throw error;
-    throw new ContextError(`Context "jwks": the key set in ${path} is refused: ${error.message}`);
-  }
-}
-
 function readCustomDomain(read: ContextReader): CustomDomainConfig | undefined {
   // With several Regions the domain is theirs: readMultiRegionConfig reads it.
   if (text(read, "regions") !== undefined) return undefined;
@@ -354,171 +249,4 @@ function readCustomDomain(read: ContextReader): CustomDomainConfig | undefined {
   }
   certificateRegion("certificateArn", certificateArn);
   return { domainName, certificateArn, hostedZoneId };
-}
-
-/**
- * `-c regions=r1,r2,r3`, or two Regions and `-c witnessRegion=`, all of one MRSC Region set; `undefined`
- * without `regions` (the single-Region stack). With `-c domainName=` it needs `hostedZoneId` (the latency
- * records) and `certificateArns`, one certificate per Region, each matched to its Region by its ARN.
- */
-export function readMultiRegionConfig(read: ContextReader): MultiRegionConfig | undefined {
-  const regionsText = text(read, "regions");
-  const witnessRegion = text(read, "witnessRegion");
-  if (regionsText === undefined) {
-    return onlyWith("regions", "multi-Region", {
-      witnessRegion,
-      certificateArns: text(read, "certificateArns"),
-    });
-  }
-  const regions = commaList(regionsText);
-  const all = witnessRegion === undefined ? regions : [...regions, witnessRegion];
-  const set = MRSC_REGION_SETS.find((candidate) => all.every((region) => candidate.includes(region)));
-  if (regions.length !== (witnessRegion === undefined ? 3 : 2) || new Set(all).size !== all.length || !set) {
-    const witness = witnessRegion === undefined ? "" : ` and witnessRegion "${witnessRegion}"`;
-    throw new ContextError(
-      `Context "regions" must be three different Regions of one multi-Region strong consistency set, or two ` +
-        `and a "witnessRegion" of the same set (DynamoDB accepts no other): ` +
-        `${MRSC_REGION_SETS.map((regionSet) => regionSet.join(", ")).join("; ")}; got regions "${regions.join(",")}"${witness}`,
-    );
-  }
-  if (text(read, "certificateArn") !== undefined) {
-    throw new ContextError(
-      `Context "certificateArn" does not apply with "regions": give each Region its certificate in "certificateArns"`,
-    );
-  }
-  const [domainName, arnsText, hostedZoneId] = domainOptions(read, "certificateArns");
-  if (domainName === undefined) {
-    onlyWith("domainName", "a custom domain", { certificateArns: arnsText, hostedZoneId });
-    return { regions, witnessRegion, domain: undefined };
-  }
-  if (hostedZoneId === undefined) {
-    throw new ContextError(
-      `Context "domainName" with "regions" needs "hostedZoneId": the stacks route ${domainName} to the ` +
-        "nearest healthy Region with Route 53 latency records in that hosted zone",
-    );
-  }
-  const need = `one ACM certificate for ${domainName} in each of ${regions.join(", ")} (API Gateway takes a regional domain's certificate from its own Region)`;
-  if (arnsText === undefined)
-    throw new ContextError(`Context "domainName" with "regions" needs "certificateArns": ${need}`);
-  const certificateArns: Record<string, string> = {};
-  for (const arn of commaList(arnsText)) {
-    const region = certificateRegion("certificateArns", arn);
-    if (!regions.includes(region) || certificateArns[region] !== undefined) {
-      const why =
-        certificateArns[region] === undefined ? "in no serving Region" : `a second certificate in ${region}`;
-      throw new ContextError(`Context "certificateArns" must hold ${need}; "${arn}" is ${why}`);
-    }
-    certificateArns[region] = arn;
-  }
-  const missing = regions.filter((region) => certificateArns[region] === undefined);
-  if (missing.length > 0) {
-    throw new ContextError(`Context "certificateArns" must hold ${need}; none is in ${missing.join(", ")}`);
-  }
-  return { regions, witnessRegion, domain: { domainName, hostedZoneId, certificateArns } };
-}
-
-/** `domainName`, the certificate option named, and `hostedZoneId`, the two ids checked for their shape. */
-function domainOptions(read: ContextReader, certificateKey: string): (string | undefined)[] {
-  const [domainName, certificate, hostedZoneId] = ["domainName", certificateKey, "hostedZoneId"].map((key) =>
-    text(read, key),
-  );
-  if (domainName !== undefined) {
-    check(
-      isHostName(domainName),
-      "domainName",
-      "a fully qualified host name like api.example.com",
-      domainName,
-    );
-  }
-  if (domainName !== undefined && hostedZoneId !== undefined) {
-    const zoneShape = /^Z[A-Z0-9]{1,31}$/.test(hostedZoneId);
-    check(zoneShape, "hostedZoneId", "a Route 53 hosted zone id like Z0123456789ABC", hostedZoneId);
-  }
-  return [domainName, certificate, hostedZoneId];
-}
-
-/** The Region of an ACM certificate ARN; refused when it is none, or names no AWS Region. */
-function certificateRegion(key: string, arn: string): string {
-  const region = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[A-Za-z0-9-]+$/.exec(arn)?.[1] ?? "";
-  const known = RegionInfo.regions.some(({ name }) => name === region);
-  check(
-    known,
-    key,
-    "an ACM certificate ARN in an AWS Region (arn:aws:acm:<region>:<account>:certificate/<id>)",
-    arn,
-  );
-  return region;
-}
-
-/** Refuses any of `options` that is set, since it only applies with `key`. */
-function onlyWith(key: string, feature: string, options: Record<string, string | undefined>): undefined {
-  const stray = Object.entries(options).find(([, value]) => value !== undefined);
-  if (stray) throw new ContextError(`Context "${stray[0]}" only applies with "${key}" (${feature})`);
-  return undefined;
-}
-
-/** Lowercase labels of letters, digits and inner hyphens, at least two of them; no trailing dot. */
-function isHostName(value: string): boolean {
-  const labels = value.split(".");
-  return (
-    value.length <= 253 &&
-    labels.length >= 2 &&
-    labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))
-  );
-}
-
-function check(ok: boolean, key: string, what: string, value: string): void {
-  if (!ok) throw new ContextError(`Context "${key}" must be ${what}, got "${value}"`);
-}
-
-/** A context value; `null` (cdk.json's way to write a key without a value) is unset, as a key left out. */
-function contextValue(read: ContextReader, key: string): unknown {
-  return read(key) ?? undefined;
-}
-
-/** A string option, trimmed; empty is unset. */
-function text(read: ContextReader, key: string): string | undefined {
-  const value = contextValue(read, key);
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new ContextError(`Context "${key}" must be a string`);
-  return value.trim() || undefined;
-}
-
-function oneOf<T extends string>(read: ContextReader, key: string, values: readonly T[], fallback: T): T {
-  const value = text(read, key) ?? fallback;
-  const known = values.find((candidate) => candidate === value);
-  check(known !== undefined, key, values.join(" or "), value);
-  return known ?? fallback;
-}
-
-/** `true` or `false`: a string from `-c key=value`, possibly a boolean from cdk.json. */
-function boolean(read: ContextReader, key: string, fallback: boolean): boolean {
-  const value = contextValue(read, key);
-  if (value === undefined) return fallback;
-  if (value === true || value === "true" || value === false || value === "false")
-    return String(value) === "true";
-  throw new ContextError(`Context "${key}" must be true or false, got ${JSON.stringify(value)}`);
-}
-
-/** Context from `-c key=value` arrives as a string, from cdk.json possibly as a number. */
-function integer(read: ContextReader, key: string, min: number, max: number): number | undefined {
-  const value = contextValue(read, key);
-  if (value === undefined) return undefined;
-  const parsed = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof parsed !== "number" || !Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new ContextError(
-      `Context "${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
-    );
-  }
-  return parsed;
-}
-
-function httpsUrl(key: string, value: string): void {
-  if (parseUrl(value)?.protocol !== "https:") {
-    throw new ContextError(`Context "${key}" must be an https URL, got "${value}"`);
-  }
-}
-
-function parseUrl(value: string): URL | undefined {
-  return URL.canParse(value) ? new URL(value) : undefined;
 }
