@@ -8,10 +8,12 @@ import { existsSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { BUILT_BUNDLE_VARIABLE } from "../../local/bundled-handler.ts";
-import { buildBundle } from "../../tools/build-bundle.ts";
+import { BUNDLE_PATH, buildBundle } from "../../tools/build-bundle.ts";
 
 export async function setup(): Promise<() => void> {
-  process.env[BUILT_BUNDLE_VARIABLE] = await buildBundle();
+  // A vitest started by a test of this run (test/support/vitest-fixture-run.ts) finds it built already.
+  if (process.env[BUILT_BUNDLE_VARIABLE] !== BUNDLE_PATH)
+    process.env[BUILT_BUNDLE_VARIABLE] = await buildBundle();
   const tsxCache = join(tmpdir(), `tsx-${userInfo().uid}`);
   const tsxCacheWasThere = existsSync(tsxCache);
   return () => {
