@@ -12,6 +12,8 @@ export default defineConfig({
     // printed beside its failure, and dropped when it passes.
     silent: "passed-only",
     setupFiles: ["test/support/quiet-output.ts"],
+    // The bundle built once for every local run of the tests, and TMPDIR left as it was found.
+    globalSetup: ["test/support/global-setup.ts"],
     // After the results: each skipped test, and why (the default reporter only counts them).
     reporters: ["default", "./test/support/skipped-tests-reporter.ts"],
     testTimeout: TEST_TIMEOUT_MS,

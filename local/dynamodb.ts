@@ -3,6 +3,7 @@
  * port, with its data in LevelDB under a folder (or in memory), and the plants table created on it.
  */
 import type { RequestListener, Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
 import { createDynamoDbClient, type DynamoDbIdentity } from "../lambda/store/dynamodb-client.ts";
@@ -68,6 +69,30 @@ function refuseBrowserPages(server: Server): void {
       }),
     );
   });
+}
+
+/** The LevelDB class dynalite opens its data with (classic-level, through the `level` package). */
+const { Level } = createRequire(createRequire(import.meta.url).resolve("dynalite"))("level") as {
+  Level: new (location: string) => { open(): Promise<void>; close(): Promise<void> };
+};
+
+/**
+ * Opens and closes the LevelDB at `location`, throwing with LevelDB's own reason when it cannot be used
+ * (a file in its place, another process holding its lock): dynalite would end the process with a bare
+ * "Database is closed".
+ */
+export async function checkStoreOpens(location: string): Promise<void> {
+  const db = new Level(location);
+  try {
+    await db.open();
+  } catch (error) {
+    let cause = error;
+    while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+    throw new Error(
+      `the embedded store in ${location} cannot be opened: ${(cause as Error).message ?? cause}`,
+    );
+  }
+  await db.close();
 }
 
 /** A call taking longer than this is a hung endpoint, not a slow one: fail the caller instead of waiting. */

@@ -4,38 +4,12 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 
-export interface HttpApiEvent {
-  version: "2.0";
-  routeKey: string;
-  rawPath: string;
-  rawQueryString: string;
-  cookies?: string[];
-  headers: Record<string, string>;
-  queryStringParameters?: Record<string, string>;
-  requestContext: {
-    accountId: string;
-    apiId: string;
-    domainName: string;
-    domainPrefix: string;
-    http: { method: string; path: string; protocol: string; sourceIp: string; userAgent: string };
-    requestId: string;
-    routeKey: string;
-    stage: string;
-    time: string;
-    timeEpoch: number;
-  };
-  body?: string;
-  isBase64Encoded: boolean;
-}
-
-export interface HttpApiResult {
-  statusCode: number;
-  headers?: Record<string, string | number | boolean>;
-  cookies?: string[];
-  body?: string;
-  isBase64Encoded?: boolean;
-}
+/** The event of API Gateway's HTTP API (payload format 2.0), as `@types/aws-lambda` types it. */
+export type HttpApiEvent = APIGatewayProxyEventV2;
+/** What the function (or the gateway itself) answers. */
+export type HttpApiResult = APIGatewayProxyStructuredResultV2 & { statusCode: number };
 
 /** API Gateway HTTP APIs refuse larger request bodies. */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -57,53 +31,25 @@ export function splitTarget(request: IncomingMessage): { rawPath: string; rawQue
   return { rawPath: target.slice(0, queryStart), rawQueryString: target.slice(queryStart + 1) };
 }
 
-/** Why a body cut short cannot be read: its sender half-closed its side, or went away. */
-export const BODY_CUT_SHORT = "the client ended the request before the end of its body";
-
 /**
  * The request's body. One over `maxBytes` is read to its end all the same, keeping nothing past the limit,
  * and then refused with RequestTooLargeError: an answer sent while the client is still sending would
- * reach it as a reset, not as the answer. A body cut short (the client half-closed its side, or went away)
- * is refused as soon as that is known, and so is one `unreadable` gives up on (with its reason): the
- * server's parser failed on it, or its time ran out.
+ * reach it as a reset, not as the answer.
  */
-export function readBody(
-  request: IncomingMessage,
-  { maxBytes = MAX_REQUEST_BYTES, unreadable }: { maxBytes?: number; unreadable?: AbortSignal } = {},
-): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const { socket } = request;
-    const settle = (outcome: () => void) => {
-      request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onCutShort);
-      socket.off("end", onCutShort);
-      unreadable?.removeEventListener("abort", onUnreadable);
-      outcome();
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) chunks.push(chunk);
-    };
-    const onEnd = () =>
-      settle(() =>
-        size > maxBytes
-          ? reject(new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`))
-          : resolve(Buffer.concat(chunks)),
-      );
-    const onError = (error: Error) => settle(() => reject(error));
-    // The socket's end, before the request's: the client half-closed with the body still incomplete (a
-    // chunked body without its last chunk), and nothing more can come.
-    const onCutShort = () => {
-      if (request.complete) return;
-      onError(new Error(BODY_CUT_SHORT));
-    };
-    const onUnreadable = () => onError(unreadable?.reason);
-    request.on("data", onData).once("end", onEnd).once("error", onError).once("close", onCutShort);
-    socket.once("end", onCutShort);
-    if (unreadable?.aborted) onUnreadable();
-    else unreadable?.addEventListener("abort", onUnreadable, { once: true });
-  });
+export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= maxBytes) chunks.push(chunk);
+  }
+  if (!request.complete) throw new Error("the client ended the request before the end of its body");
+  if (size > maxBytes) throw new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`);
+  return Buffer.concat(chunks);
+}
+
+export function jsonResult(status: number, body: unknown): HttpApiResult {
+  return { statusCode: status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
 }
 
 export function toHttpApiEvent(
@@ -160,12 +106,8 @@ export function toHttpApiEvent(
   return event;
 }
 
-export function writeHttpApiResult(
-  response: ServerResponse,
-  result: HttpApiResult,
-  extraHeaders: Record<string, string> = {},
-): void {
-  const headers: Record<string, string | string[]> = { ...extraHeaders };
+export function writeHttpApiResult(response: ServerResponse, result: HttpApiResult): void {
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {}))
     headers[name.toLowerCase()] = String(value);
   if (result.cookies && result.cookies.length > 0) headers["set-cookie"] = result.cookies;

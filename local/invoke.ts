@@ -2,15 +2,12 @@
  * `npm run invoke -- <event.json>...`: runs the bundled handler on API Gateway event files, in order,
  * against the local store, and prints one result per file. `${LOCAL_TOKEN}` becomes a fresh local token.
  * Only one process can open the embedded store: when `npm start` runs on the same data dir, the handler
- * uses that server's store and key set; otherwise this command opens the store itself for the call (and
- * if another process is just starting on the dir, it waits for that one to serve or to finish).
+ * uses that server's store and key set; otherwise this command opens the store itself for the call.
  */
 import { readFile } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { ApiGatewayEvent, ApiGatewayResult } from "../lambda/http/api-gateway.ts";
+import type { ApiGatewayEvent } from "../lambda/http/api-gateway.ts";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
-import { DataDirTakenError } from "./data-dir-lock.ts";
 import { handlerEnvironment } from "./handler-environment.ts";
 import { startLocalApi } from "./local-api.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
@@ -21,20 +18,6 @@ import type { TokenIssuer } from "./token-issuer.ts";
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal placeholder the event files carry
 const TOKEN_PLACEHOLDER = "${LOCAL_TOKEN}";
 const USAGE = "usage: npm run invoke -- <event.json>...   (ready ones: local/events/*.json)";
-/** How long to wait for a server or another invoke that holds the data dir to come up or finish. */
-const BUSY_DATA_DIR_WAIT_MS = 30_000;
-const BUSY_DATA_DIR_POLL_MS = 200;
-
-/** Runs the events in order, on one handler instance, as one warm function would. */
-async function invokeAll(eventPaths: string[], write: (result: ApiGatewayResult) => void): Promise<void> {
-  const dataDir = dataDirFrom(process.env);
-  const issuer = await loadLocalIssuer(dataDir);
-  // Read first: a missing file or bad JSON fails before anything is written.
-  const events = await Promise.all(eventPaths.map((path) => readEvent(path, issuer)));
-  await withHandler(dataDir, issuer, async (handler) => {
-    for (const event of events) write(await handler(event));
-  });
-}
 
 async function readEvent(path: string, issuer: TokenIssuer): Promise<ApiGatewayEvent> {
   const text = await readFile(path, "utf8").catch((error: Error) => {
@@ -52,41 +35,15 @@ async function readEvent(path: string, issuer: TokenIssuer): Promise<ApiGatewayE
   return event as ApiGatewayEvent;
 }
 
-/**
- * The handler on the data dir's store: the running server's, or a store opened here for the call. A
- * server that is starting (or another invoke) holds the dir: wait for it to serve, or to finish.
- */
-async function withHandler(
-  dataDir: string,
-  issuer: TokenIssuer,
-  use: (handler: Handler) => Promise<void>,
-): Promise<void> {
-  const giveUpAt = Date.now() + BUSY_DATA_DIR_WAIT_MS;
-  for (;;) {
-    try {
-      return await withDataDirStore(dataDir, issuer, use);
-    } catch (error) {
-      // Polling another process, not a struggling service: a fixed interval until the wait is over.
-      if (!(error instanceof DataDirTakenError) || Date.now() + BUSY_DATA_DIR_POLL_MS >= giveUpAt)
-        throw error;
-    }
-    await sleep(BUSY_DATA_DIR_POLL_MS);
-  }
-}
-
-/** One try: the running server's store, or the dir's store opened here; DataDirTakenError if neither. */
-async function withDataDirStore(
-  dataDir: string,
-  issuer: TokenIssuer,
-  use: (handler: Handler) => Promise<void>,
-): Promise<void> {
+/** The handler on the data dir's store, the running server's or one opened here, and how to let it go. */
+async function handlerOnDataDir(dataDir: string, issuer: TokenIssuer): Promise<Handler> {
   const running = await findRunningServer(dataDir, issuer);
   if (running) {
     const handlerFor = await loadHandlerFactory();
-    return use(
-      handlerFor(handlerEnvironment(running.store, { jwksUrl: running.jwksUrl, jwks: issuer.jwks })),
-    );
+    return handlerFor(handlerEnvironment(running.store, { jwksUrl: running.jwksUrl, jwks: issuer.jwks }));
   }
+  // Left open: the process exits once the results are out, and until then its port serves the key set
+  // to the handler's confirming fetch (which would otherwise log the issuer as failing).
   const api = await startLocalApi({
     port: 0,
     dataDir,
@@ -95,13 +52,7 @@ async function withDataDirStore(
     log: () => {},
     announce: false,
   });
-  try {
-    return await use(api.invoke);
-  } finally {
-    // Not close(): the process exits once the results are out, and until then the port serves the key set
-    // to the handler's confirming fetch.
-    await api.releaseDataDir();
-  }
+  return api.invoke;
 }
 
 const eventPaths = process.argv.slice(2);
@@ -113,7 +64,13 @@ if (eventPaths.length === 0 || eventPaths.includes("--help")) {
 const writeResult = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);
 try {
-  await invokeAll(eventPaths, (result) => writeResult(`${JSON.stringify(result, null, 2)}\n`));
+  const dataDir = dataDirFrom(process.env);
+  const issuer = await loadLocalIssuer(dataDir);
+  // Read first: a missing file or bad JSON fails before anything is written.
+  const events = await Promise.all(eventPaths.map((path) => readEvent(path, issuer)));
+  // In order, on one handler instance, as one warm function would.
+  const handler = await handlerOnDataDir(dataDir, issuer);
+  for (const event of events) writeResult(`${JSON.stringify(await handler(event), null, 2)}\n`);
   // Exits once the results are out: the handler's instance may keep timers running, as it would in Lambda.
   writeResult("", () => process.exit(0));
 } catch (error) {

@@ -5,15 +5,9 @@
  * which Cognito takes. The body is a form with grant_type=client_credentials and an optional scope, each
  * parameter at most once (§3.2). It answers `{ access_token, expires_in, token_type: "Bearer" }`, or an
  * OAuth error body (§5.2) as Cognito does: 400 invalid_request, unsupported_grant_type, invalid_scope (a
- * scope the app client was not granted: Cognito refuses it rather than leaving it out); 401
- * invalid_client, with a `WWW-Authenticate: Basic` challenge (RFC 9110 §15.5.2).
- *
- * As strict on headers as /plants: two Authorization or Content-Type headers are invalid_request (§5.2:
- * "includes multiple credentials"). Basic is exactly `Basic`, one space and the padded standard base64 of
- * RFC 4648 §4 that RFC 7617 §2 names (the scheme's name in any case, RFC 9110 §11.1); anything else
- * naming the scheme (a tab or two spaces after it, unpadded or base64url text) is invalid_request, not a
- * guess. A scope is a set (§3.3: each string adds an access range, in any order), so a scope asked twice is
- * granted once; a scope value that is not `scope-token *( SP scope-token )` is invalid_scope.
+ * scope the app client was not granted); 401 invalid_client, with a `WWW-Authenticate: Basic` challenge.
+ * Two Authorization or Content-Type headers are invalid_request (§5.2: "includes multiple credentials").
+ * A scope is a set (§3.3), so a scope asked twice is granted once.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
@@ -26,10 +20,8 @@ export const TOKEN_PATH = "/oauth2/token";
 export const LOCAL_CLIENT_SCOPES: readonly string[] = [DEFAULT_REQUIRED_SCOPE];
 /** Cognito's default access-token lifetime. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
-/** A token request is a short form; a larger one is refused unread, with an OAuth error. */
+/** A token request is a short form; a larger one is read to its end, then refused with an OAuth error. */
 export const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
-/** The challenge of every 401: the client authenticates with HTTP Basic (RFC 6749 §2.3.1). */
-const TOKEN_ENDPOINT_CHALLENGE = 'Basic realm="oauth2/token", charset="UTF-8"';
 
 export interface TokenRequest {
   /** Every Authorization header the request carries, in order (an empty one counts as none). */
@@ -53,9 +45,21 @@ export async function answerTokenRequest(
   const form = new URLSearchParams(request.body);
   const names = [...form.keys()];
   if (new Set(names).size !== names.length) return oauthError("invalid_request");
-  const authentication = clientAuthentication(authorization[0], form);
-  if (authentication === "malformed") return oauthError("invalid_request");
-  if (authentication === undefined || !authenticates(authentication, client)) {
+  const bodySecret = form.get("client_secret") ?? undefined;
+  const bodyClientId = form.get("client_id") ?? undefined;
+  // Two methods at once (§2.3), or a Basic header that is not `Basic <base64 of id:secret>`.
+  if (authorization[0] !== undefined && bodySecret !== undefined) return oauthError("invalid_request");
+  const credentials =
+    authorization[0] === undefined ? { id: bodyClientId, secret: bodySecret } : basic(authorization[0]);
+  if (credentials === undefined) return oauthError("invalid_request");
+  const { id, secret } = credentials;
+  const sameClient = bodyClientId === undefined || bodyClientId === id;
+  if (
+    !sameClient ||
+    id !== client.clientId ||
+    secret === undefined ||
+    !sameSecret(secret, client.clientSecret)
+  ) {
     return oauthError("invalid_client");
   }
   const grantType = form.get("grant_type");
@@ -63,13 +67,10 @@ export async function answerTokenRequest(
   if (grantType !== "client_credentials") return oauthError("unsupported_grant_type");
   // §3.1: a parameter sent without a value is as if it were not sent.
   const scopeValue = form.get("scope") || undefined;
-  const asked = scopeValue === undefined ? LOCAL_CLIENT_SCOPES : scopesOf(scopeValue);
-  if (asked === undefined || asked.some((scope) => !LOCAL_CLIENT_SCOPES.includes(scope))) {
-    return oauthError("invalid_scope");
-  }
-  const scope = asked.join(" ");
+  const asked = scopeValue === undefined ? LOCAL_CLIENT_SCOPES : [...new Set(scopeValue.split(" "))];
+  if (asked.some((scope) => !LOCAL_CLIENT_SCOPES.includes(scope))) return oauthError("invalid_scope");
   const accessToken = await issuer.mint({
-    scope,
+    scope: asked.join(" "),
     clientId: client.clientId,
     subject: client.clientId,
     expiresInSeconds: TOKEN_LIFETIME_SECONDS,
@@ -77,68 +78,21 @@ export async function answerTokenRequest(
   return answer(200, { access_token: accessToken, expires_in: TOKEN_LIFETIME_SECONDS, token_type: "Bearer" });
 }
 
-interface ClientAuthentication {
-  clientId: string;
-  clientSecret: string;
-  /** A client_id in the body besides Basic, which must name the same client. */
-  bodyClientId?: string | undefined;
-}
-
 /**
- * The id and secret the request authenticates with, by HTTP Basic or in the body; undefined when it sends
- * none (or another scheme than Basic), "malformed" for two methods at once or a Basic header that is not
- * exactly one `Basic <padded base64>`.
+ * HTTP Basic's id and secret, each form-encoded first (RFC 6749 §2.3.1); `{}` for another scheme (no
+ * credentials: invalid_client), undefined for a Basic header that cannot be read (invalid_request).
  */
-function clientAuthentication(
-  authorization: string | undefined,
-  form: URLSearchParams,
-): ClientAuthentication | "malformed" | undefined {
-  const bodySecret = form.get("client_secret") ?? undefined;
-  const bodyClientId = form.get("client_id") ?? undefined;
-  if (authorization !== undefined) {
-    if (bodySecret !== undefined) return "malformed"; // two methods at once (§2.3)
-    if (!NAMES_BASIC_SCHEME.test(authorization)) return undefined;
-    const basic = basicCredentials(authorization);
-    return basic ? { ...basic, bodyClientId } : "malformed";
-  }
-  if (bodySecret === undefined || bodyClientId === undefined) return undefined;
-  return { clientId: bodyClientId, clientSecret: bodySecret };
-}
-
-/** The Basic scheme named at the start of the value, followed by anything or nothing. */
-const NAMES_BASIC_SCHEME = /^Basic(?![!#$%&'*+\-.^_`|~0-9A-Za-z])/i;
-/** `Basic`, one space, padded standard base64 (RFC 7617 §2, RFC 4648 §4); Node has trimmed the value. */
-const BASIC_CREDENTIALS = /^Basic ((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/i;
-
-/** HTTP Basic with the client's id and secret, each form-encoded first (RFC 6749 §2.3.1). */
-function basicCredentials(authorization: string): { clientId: string; clientSecret: string } | undefined {
-  const encoded = BASIC_CREDENTIALS.exec(authorization)?.[1];
-  if (!encoded) return undefined;
-  const bytes = Buffer.from(encoded, "base64");
-  // Padding bits that are not zero: the text is not what encoding any bytes gives.
-  if (bytes.toString("base64") !== encoded) return undefined;
-  const decoded = bytes.toString("utf8");
+function basic(authorization: string): { id?: string; secret?: string } | undefined {
+  const [scheme = "", encoded = "", ...rest] = authorization.split(" ");
+  if (scheme.toLowerCase() !== "basic") return {};
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon === -1) return undefined;
+  if (rest.length > 0 || colon === -1) return undefined;
   try {
-    return {
-      clientId: formDecode(decoded.slice(0, colon)),
-      clientSecret: formDecode(decoded.slice(colon + 1)),
-    };
+    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     return undefined;
   }
-}
-
-/** RFC 6749 §3.3: scope-token *( SP scope-token ), each token once; undefined when malformed. */
-function scopesOf(value: string): string[] | undefined {
-  if (!/^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(value)) return undefined;
-  return [...new Set(value.split(" "))];
-}
-
-function authenticates({ clientId, clientSecret, bodyClientId }: ClientAuthentication, client: LocalClient) {
-  if (bodyClientId !== undefined && bodyClientId !== clientId) return false;
-  return clientId === client.clientId && sameSecret(clientSecret, client.clientSecret);
 }
 
 function formDecode(value: string): string {
@@ -154,10 +108,9 @@ function sameSecret(given: string, expected: string): boolean {
 /** An OAuth error body (RFC 6749 §5.2): 401 with the Basic challenge for invalid_client, else 400. */
 export function oauthError(error: OAuthErrorCode): HttpApiResult {
   const result = answer(error === "invalid_client" ? 401 : 400, { error });
-  if (error === "invalid_client") {
-    return { ...result, headers: { ...result.headers, "www-authenticate": TOKEN_ENDPOINT_CHALLENGE } };
-  }
-  return result;
+  if (error !== "invalid_client") return result;
+  const challenge = 'Basic realm="oauth2/token", charset="UTF-8"';
+  return { ...result, headers: { ...result.headers, "www-authenticate": challenge } };
 }
 
 function answer(status: number, body: unknown): HttpApiResult {

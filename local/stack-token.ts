@@ -1,4 +1,9 @@
-import type { CloudFormationClient, Output } from "@aws-sdk/client-cloudformation";
+/**
+ * `npm run token -- --stack [name]`: a `plants/write` access token for a deployed stack's Cognito app
+ * client, fetched with the caller's default AWS credentials: the stack outputs name the pool, client and
+ * token endpoint; the secret is read from Cognito.
+ */
+import type { Output } from "@aws-sdk/client-cloudformation";
 import { DEFAULT_STACK_NAME, OUTPUT_KEYS } from "../infra/stack-outputs.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
 import { isObject } from "../lambda/is-object.ts";
@@ -10,58 +15,45 @@ export interface TokenIssuerOutputs {
   readonly userPoolId: string;
 }
 
-export interface TokenRequest {
-  readonly url: string;
-  readonly init: RequestInit & { headers: Record<string, string>; body: string };
-}
-
-const TOKEN_REQUEST_TIMEOUT_MS = 10_000;
-
 export const NO_REGION_MESSAGE =
   "no AWS region: set AWS_REGION (or a region in your AWS_PROFILE), or run `aws configure`";
 export const NO_CREDENTIALS_MESSAGE =
   "no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run " +
   "`aws configure` (or `aws sso login`)";
 
-/** The part of an SDK client's resolved configuration that says where and as whom it calls. */
-export interface ClientIdentityConfig {
-  region: () => Promise<string>;
-  credentials: () => Promise<unknown>;
-}
-
-/**
- * A `plants/write` access token for the stack's Cognito app client, fetched with the caller's default AWS
- * credentials: the stack outputs name the pool, client and token endpoint; the secret is read from Cognito.
- */
 export async function fetchStackToken(stackName = DEFAULT_STACK_NAME, region?: string): Promise<string> {
   // The SDK's notice that its releases after January 2027 need Node 22 is about upgrading the SDK, which
   // this project pins; on a developer's Node 20 it would bury the one line this command prints.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-  // Loaded on use: importing this module for its pure helpers should not load two AWS SDK clients.
-  const [{ CloudFormationClient }, { CognitoIdentityProviderClient, DescribeUserPoolClientCommand }] =
-    await Promise.all([
-      import("@aws-sdk/client-cloudformation"),
-      import("@aws-sdk/client-cognito-identity-provider"),
-    ]);
+  // Loaded on use: the AWS SDK would slow every local token down.
+  const [cloudFormationSdk, cognitoSdk] = await Promise.all([
+    import("@aws-sdk/client-cloudformation"),
+    import("@aws-sdk/client-cognito-identity-provider"),
+  ]);
   const clientConfig = region === undefined ? {} : { region };
-  const cloudFormation = new CloudFormationClient(clientConfig);
+  const cloudFormation = new cloudFormationSdk.CloudFormationClient(clientConfig);
   await requireRegionAndCredentials(cloudFormation.config);
-  const outputs = await describeStackOutputs(cloudFormation, stackName);
-  const issuer = tokenIssuerOutputsFrom(stackName, outputs);
-
-  const described = await new CognitoIdentityProviderClient(clientConfig).send(
-    new DescribeUserPoolClientCommand({ UserPoolId: issuer.userPoolId, ClientId: issuer.clientId }),
+  const described = await cloudFormation
+    .send(new cloudFormationSdk.DescribeStacksCommand({ StackName: stackName }))
+    .catch((error: Error) => {
+      if (!/does not exist/.test(error.message)) throw error;
+      throw new Error(
+        `Stack "${stackName}" does not exist in this account and region; deploy it (npm run deploy) or ` +
+          `pass the right --stack name and AWS region`,
+      );
+    });
+  const issuer = tokenIssuerOutputsFrom(stackName, described.Stacks?.[0]?.Outputs ?? []);
+  const { UserPoolClient } = await new cognitoSdk.CognitoIdentityProviderClient(clientConfig).send(
+    new cognitoSdk.DescribeUserPoolClientCommand({
+      UserPoolId: issuer.userPoolId,
+      ClientId: issuer.clientId,
+    }),
   );
-  const clientSecret = described.UserPoolClient?.ClientSecret;
-  if (!clientSecret) {
+  if (!UserPoolClient?.ClientSecret) {
     throw new Error(`App client ${issuer.clientId} of user pool ${issuer.userPoolId} has no secret`);
   }
-
-  const request = buildTokenRequest(issuer, clientSecret);
-  const response = await fetch(request.url, {
-    ...request.init,
-    signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS),
-  });
+  const { url, init } = buildTokenRequest(issuer, UserPoolClient.ClientSecret);
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
   return accessTokenFrom(response.status, await response.text());
 }
 
@@ -69,67 +61,46 @@ export async function fetchStackToken(stackName = DEFAULT_STACK_NAME, region?: s
  * Resolves the region and the credentials before any call, so that their absence reads as what to do
  * rather than the SDK's "Region is missing" or "Could not load credentials from any providers".
  */
-export async function requireRegionAndCredentials(config: ClientIdentityConfig): Promise<void> {
-  try {
-    await config.region();
-  } catch {
+export async function requireRegionAndCredentials(config: {
+  region: () => Promise<string>;
+  credentials: () => Promise<unknown>;
+}): Promise<void> {
+  await config.region().catch(() => {
     throw new Error(NO_REGION_MESSAGE);
-  }
-  try {
-    await config.credentials();
-  } catch (error) {
+  });
+  await config.credentials().catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     // Any other failure (an expired SSO session, a broken profile) says more than the hint would.
     if (/could not load credentials from any providers/i.test(message))
       throw new Error(NO_CREDENTIALS_MESSAGE);
     throw new Error(`AWS credentials could not be loaded: ${message}`);
-  }
-}
-
-async function describeStackOutputs(
-  cloudFormation: CloudFormationClient,
-  stackName: string,
-): Promise<Output[]> {
-  const { DescribeStacksCommand } = await import("@aws-sdk/client-cloudformation");
-  try {
-    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
-    return Stacks?.[0]?.Outputs ?? [];
-  } catch (error) {
-    if (error instanceof Error && /does not exist/.test(error.message)) {
-      throw new Error(
-        `Stack "${stackName}" does not exist in this account and region; deploy it (npm run deploy) or ` +
-          `pass the right --stack name and AWS region`,
-      );
-    }
-    throw error;
-  }
+  });
 }
 
 /** Picks the token-issuer outputs, or explains why the stack cannot hand out tokens. */
 export function tokenIssuerOutputsFrom(stackName: string, outputs: readonly Output[]): TokenIssuerOutputs {
   const byKey = new Map(outputs.map((output) => [output.OutputKey, output.OutputValue]));
-  const tokenEndpoint = byKey.get(OUTPUT_KEYS.tokenEndpoint);
-  const clientId = byKey.get(OUTPUT_KEYS.clientId);
-  const userPoolId = byKey.get(OUTPUT_KEYS.userPoolId);
+  const keys = [OUTPUT_KEYS.tokenEndpoint, OUTPUT_KEYS.clientId, OUTPUT_KEYS.userPoolId];
+  const [tokenEndpoint, clientId, userPoolId] = keys.map((key) => byKey.get(key));
   if (tokenEndpoint && clientId && userPoolId) return { tokenEndpoint, clientId, userPoolId };
-
   const externalIssuer = byKey.get(OUTPUT_KEYS.jwtIssuer);
-  if (tokenEndpoint === undefined && clientId === undefined && userPoolId === undefined && externalIssuer) {
+  if (!tokenEndpoint && !clientId && !userPoolId && externalIssuer) {
     throw new Error(
       `Stack "${stackName}" verifies tokens from your own issuer ${externalIssuer} and has no user pool; ` +
         `get a token from that issuer`,
     );
   }
-  const missing = [OUTPUT_KEYS.tokenEndpoint, OUTPUT_KEYS.clientId, OUTPUT_KEYS.userPoolId].filter(
-    (key) => !byKey.get(key),
-  );
+  const missing = keys.filter((key) => !byKey.get(key));
   throw new Error(
     `Stack "${stackName}" lacks the outputs ${missing.join(", ")}; is it a Plant Store stack, fully deployed?`,
   );
 }
 
 /** The client-credentials grant (RFC 6749 §4.4) with the client authenticated by HTTP Basic (§2.3.1). */
-export function buildTokenRequest(issuer: TokenIssuerOutputs, clientSecret: string): TokenRequest {
+export function buildTokenRequest(
+  issuer: TokenIssuerOutputs,
+  clientSecret: string,
+): { url: string; init: RequestInit & { headers: Record<string, string>; body: string } } {
   const credentials = `${encodeURIComponent(issuer.clientId)}:${encodeURIComponent(clientSecret)}`;
   return {
     url: issuer.tokenEndpoint,
@@ -150,13 +121,11 @@ export function buildTokenRequest(issuer: TokenIssuerOutputs, clientSecret: stri
 
 /** The access token from a token endpoint answer, or an error that names the OAuth error code. */
 export function accessTokenFrom(status: number, body: string): string {
-  let parsed: unknown;
+  let fields: Record<string, unknown> = {};
   try {
-    parsed = JSON.parse(body);
-  } catch {
-    parsed = undefined;
-  }
-  const fields = isObject(parsed) ? parsed : {};
+    const parsed: unknown = JSON.parse(body);
+    if (isObject(parsed)) fields = parsed;
+  } catch {}
   if (status === 200 && typeof fields.access_token === "string" && fields.access_token !== "") {
     return fields.access_token;
   }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Tags } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { readPlantStoreConfig, STACK_TAG } from "../../infra/config.ts";
 import { READER_PROPERTIES } from "../../infra/key-set-delivery/key-set-reader.ts";
 import { HEALTH_EVALUATION_PERIODS, UNHEALTHY_5XX_SHARE } from "../../infra/multi-region/region-routing.ts";
@@ -322,7 +322,10 @@ describe("without -c regions", () => {
     const cdkJson = JSON.parse(readFileSync(new URL("../../cdk.json", import.meta.url), "utf8")) as {
       context: Record<string, unknown>;
     };
-    const directApp = new App({ context: { ...cdkJson.context, "aws:cdk:bundling-stacks": [] } });
+    // An outdir of the test's own: without one, CDK synthesizes into a cdk.out folder in TMPDIR and leaves it.
+    const outdir = mkdtempSync(join(tmpdir(), "plant-store-synth-"));
+    onTestFinished(() => rmSync(outdir, { recursive: true, force: true }));
+    const directApp = new App({ outdir, context: { ...cdkJson.context, "aws:cdk:bundling-stacks": [] } });
     const direct = new PlantStoreStack(directApp, "PlantStore", {
       description: `Plant Store: ${describeRoutes()} on API Gateway HTTP API, Lambda and DynamoDB`,
       config: readPlantStoreConfig(() => undefined),

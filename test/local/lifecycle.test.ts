@@ -1,7 +1,6 @@
 /**
  * `npm start` as a server: it answers nothing until it is ready (and then never "starting"), stops on
- * SIGTERM or SIGINT sent to npm's own pid, and claims its data dir so that of two processes started
- * at once on one dir exactly one serves. Real processes, real signals, real HTTP.
+ * SIGTERM or SIGINT sent to npm's own pid. Real processes, real signals, real HTTP.
  */
 import { execFile } from "node:child_process";
 import { access, readFile } from "node:fs/promises";
@@ -16,14 +15,7 @@ import { freePort } from "../support/free-port.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-import {
-  type Command,
-  startCommand,
-  startLocalRun,
-  startServer,
-  tempDataDir,
-  waitForBanner,
-} from "../support/local-run.ts";
+import { type Command, startCommand, startServer, tempDataDir, waitForBanner } from "../support/local-run.ts";
 
 /** Generous: stopping takes well under a second; a server that does not stop at all fails the test. */
 const STOP_BOUND_MS = 10_000;
@@ -118,7 +110,7 @@ describe("npm start's banner", () => {
 
 describe("npm start, stopping", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it(`stops on ${signal} sent to npm's own pid: port freed, server.json and lock removed, no process left`, async () => {
+    it(`stops on ${signal} sent to npm's own pid: port freed, server.json removed, no process left`, async () => {
       const dataDir = await tempDataDir();
       const server = await startServer({ PLANTS_DATA_DIR: dataDir }, { viaNpm: true });
       expect(await exists(join(dataDir, "server.json"))).toBe(true);
@@ -129,54 +121,9 @@ describe("npm start, stopping", () => {
       expect(server.anyProcessLeft()).toBe(false);
       expect(await portIsOpen(server.url)).toBe(false);
       expect(await exists(join(dataDir, "server.json"))).toBe(false);
-      expect(await exists(join(dataDir, "server.lock"))).toBe(false);
       expect(server.output()).toContain(`${signal}: stopping`);
     });
   }
-});
-
-describe("two processes on one data dir at the same moment", () => {
-  it("lets exactly one `npm start` serve, and tells the other why in one line, every time", async () => {
-    for (let trial = 0; trial < 3; trial++) {
-      const env = { PLANTS_DATA_DIR: await tempDataDir(), PORT: "0" };
-      const commands = [startLocalRun(env), startLocalRun(env)];
-      const outcomes = await Promise.allSettled(commands.map(waitForBanner));
-      const serving = commands.filter((_, index) => outcomes[index]?.status === "fulfilled");
-      const refused = commands.filter((_, index) => outcomes[index]?.status === "rejected");
-      expect(serving, `trial ${trial}: ${commands.map((command) => command.output())}`).toHaveLength(1);
-      const [loser] = refused;
-      if (!loser) throw new Error("no second process");
-      expect(await loser.exited).toBe(1);
-      expect(loser.output().trim()).toMatch(
-        /^npm start failed: a local API \(process \d+\) already serves \S+;/,
-      );
-      expect(loser.output().trim().split("\n")).toHaveLength(1);
-      serving[0]?.child.kill("SIGTERM");
-      expect(await serving[0]?.exited).toBe(0);
-    }
-  });
-
-  it("lets `npm run invoke` started with `npm start` write its event, through the server or alone", async () => {
-    const dataDir = await tempDataDir();
-    const env = { PLANTS_DATA_DIR: dataDir, PORT: "0" };
-    const server = startLocalRun(env);
-    const invoke = startCommand(
-      "npm",
-      ["run", "--silent", "invoke", "--", "local/events/create-plant.json"],
-      env,
-    );
-    expect(await invoke.exited, invoke.output()).toBe(0);
-    expect(invoke.output()).toMatch(/"statusCode": 200/);
-    const started = await waitForBanner(server).then(
-      () => "serving",
-      () => server.output().trim(),
-    );
-    // Either it serves, or (invoke claimed the dir first) it says so, in one line.
-    if (started !== "serving")
-      expect(started).toMatch(/^npm start failed: a local API \(process \d+\) already serves/);
-    server.child.kill("SIGTERM");
-    await server.exited;
-  });
 });
 
 /** What `npm start` itself printed: without npm's header (`> plant-store start`) and npm's own warnings. */

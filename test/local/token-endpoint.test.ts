@@ -1,7 +1,7 @@
 /**
  * The local run's POST /oauth2/token (local/oauth-token-endpoint.ts) over real HTTP, on what a client or
- * a probe may send that fetch() would not: repeated headers, Basic credentials a little off, repeated
- * scopes, a body far over the limit, a chunked body its sender half-closes before the last chunk.
+ * a probe may send that fetch() would not: repeated headers, repeated scopes, a body far over the limit,
+ * a request whose sender half-closes after it.
  */
 import { Agent } from "node:http";
 import { decodeJwt } from "jose";
@@ -62,23 +62,6 @@ describe("headers, as strict as /plants", () => {
   });
 });
 
-describe("Basic as RFC 7617 writes it: `Basic`, one space, padded standard base64", () => {
-  // The local client's id and secret are 82 bytes (`plant-store-local:` and 64 hex digits): always padded.
-  const unpadded = () => encoded().replace(/=+$/, "");
-  it.each([
-    ["a tab after the scheme", () => `Basic\t${encoded()}`],
-    ["two spaces after the scheme", () => `Basic  ${encoded()}`],
-    ["base64 without its padding", () => unpadded()],
-    ["a base64url character (- or _)", () => `-_${encoded().slice(2)}`],
-    ["padding bits that are not zero", () => `${unpadded().slice(0, -1)}${nonZeroPadding(unpadded())}=`],
-    ["nothing after the scheme", () => "Basic"],
-  ])("refuses %s: 400 invalid_request", async (_case, credentials) => {
-    const value = credentials();
-    const authorization = value.startsWith("Basic") ? value : `Basic ${value}`;
-    await expectOAuthError(tokenRequest({ authorization }), 400, "invalid_request");
-  });
-});
-
 describe("scopes, a set (RFC 6749 §3.3)", () => {
   it("grants a scope asked twice once", async () => {
     const answer = await tokenRequest(
@@ -122,19 +105,6 @@ describe("bodies that do not end well", () => {
     }
   });
 
-  it("answers a chunked request whose sender half-closes before the last chunk: 400 invalid_request", async () => {
-    const { port } = new URL(api.url);
-    const received = await rawExchange(
-      Number(port),
-      `POST /oauth2/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${FORM}\r\n` +
-        `Authorization: Basic ${encoded()}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\ngrant\r\n`,
-    );
-    const [head = "", body = ""] = received.split("\r\n\r\n");
-    expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(head.toLowerCase()).toContain("cache-control: no-store");
-    expect(JSON.parse(body)).toEqual({ error: "invalid_request" });
-  });
-
   it("answers a whole request whose sender half-closes after it, as API Gateway does", async () => {
     // `nc -N` and other scripted clients send the request, then close their side and wait for the answer.
     const granted = await fetch(api.client.tokenUrl, {
@@ -154,46 +124,4 @@ describe("bodies that do not end well", () => {
     expect(head).toMatch(/^HTTP\/1\.1 200 /);
     expect(JSON.parse(answer)).toEqual({ name: "Fern" });
   });
-
-  it("answers /plants the same way: its own Error body, naming the cut-short body", async () => {
-    const { port } = new URL(api.url);
-    const received = await rawExchange(
-      Number(port),
-      "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
-        'Transfer-Encoding: chunked\r\n\r\n4\r\n{"id\r\n',
-    );
-    const [head = "", body = ""] = received.split("\r\n\r\n");
-    expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(body)).toEqual({
-      error: 400,
-      message: "the request could not be read: the client ended the request before the end of its body",
-    });
-  });
-
-  it("answers a chunked body that is not one at once, its connection still open: 400 naming it, then closes", async () => {
-    const { port } = new URL(api.url);
-    const received = await rawExchange(
-      Number(port),
-      "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
-        "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
-      { keepOpen: true },
-    );
-    const [head = "", body = ""] = received.split("\r\n\r\n");
-    expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(head.toLowerCase()).toContain("connection: close");
-    expect(JSON.parse(body)).toEqual({
-      error: 400,
-      message:
-        "the request could not be read: its body's framing is not HTTP/1.1: Invalid character in chunk size",
-    });
-  });
 });
-
-/** The last base64 character before the padding with a padding bit set: the same bytes, another text. */
-function nonZeroPadding(unpaddedText: string): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const last = alphabet.indexOf(unpaddedText.at(-1) ?? "A");
-  return alphabet[last | 1] === unpaddedText.at(-1)
-    ? (alphabet[last ^ 1] ?? "B")
-    : (alphabet[last | 1] ?? "B");
-}

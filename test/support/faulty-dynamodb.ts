@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type DynamoDbIdentity, LOCAL_IDENTITY } from "../../local/dynamodb.ts";
-import { forwardToDynamoDb, readRequestBody } from "../../local/dynamodb-forward.ts";
+import { forwardToDynamoDb, readRequestBody } from "./dynamodb-forward.ts";
 import { sigV4Refusal } from "./sigv4-verifier.ts";
 
 /**
