@@ -84,10 +84,8 @@ export interface components {
         };
         /**
          * @description No bearer token (a bare challenge, `WWW-Authenticate: Bearer realm="plants"`), or the token is invalid
-         *     (`error="invalid_token"`): signature, issuer, audience or client, expiry, not-before, a `crit` header,
-         *     an `alg` that does not fit the key it names, a key the issuer's freshly fetched key set does not hold,
-         *     a key of the issuer's that is never trusted (weak or malformed: the message says why), or two keys of
-         *     one type under the kid it names.
+         *     (`error="invalid_token"`): signature or algorithm, issuer, audience or client, expiry, not-before, a
+         *     `crit` header, or a key the issuer does not publish or that cannot be trusted. The message says which.
          */
         Unauthorized: {
             headers: {
@@ -156,8 +154,7 @@ export interface components {
         };
         /**
          * @description The store, or the token issuer's key set, could not be reached in time or answered with something
-         *     unusable (a key set that is not one); or the token names a key not yet seen while a refetch of the
-         *     key set is held back.
+         *     unusable; or the token names a key not yet seen while the key set cannot be fetched again yet.
          *     Retry after `Retry-After` seconds. When the request was refused before it could apply (throttled,
          *     unreachable, the issuer's fault) the message says nothing was written; when a write may have landed
          *     (sent, then no answer or a server error) it says the plant may have been stored: sending the same
@@ -178,7 +175,7 @@ export interface components {
     headers: {
         /** @description RFC 6750 challenge, e.g. `Bearer realm="plants", error="invalid_token"`. */
         "WWW-Authenticate": string;
-        /** @description Seconds to wait before retrying: 1 when the store failed; when the token issuer failed, the seconds until its key set may be fetched again, 1 to 10. */
+        /** @description Seconds to wait before retrying: short when the store failed; when the token issuer failed, until its key set may be fetched again. */
         "Retry-After": number;
     };
     pathItems: never;
