@@ -1,4 +1,3 @@
-import { globalAgent } from "node:http";
 import { JwtVerifier } from "aws-jwt-verify";
 import { SimpleFetcher } from "aws-jwt-verify/https";
 import { type PenaltyBox, SimpleJwksCache } from "aws-jwt-verify/jwk";
@@ -85,8 +84,11 @@ export function createIssuerKeys(
     registerSuccessfulAttempt: () => {},
   };
   // aws-jwt-verify's fetcher (node:https, once more at once after a network fault); node:http's agent for
-  // an http:// issuer (the local run's). Global fetch would load undici on the first fetch.
-  const agent = policy.jwksUrl.startsWith("http:") ? { agent: globalAgent } : {};
+  // an http:// issuer (the local run's), not imported: node:http's ES module facade loads undici, as global
+  // fetch would on the first fetch.
+  const agent = policy.jwksUrl.startsWith("http:")
+    ? { agent: process.getBuiltinModule("node:http").globalAgent }
+    : {};
   const fetcher = new SimpleFetcher({
     defaultRequestOptions: { responseTimeout: JWKS_RESPONSE_TIMEOUT_MS, ...agent },
   });

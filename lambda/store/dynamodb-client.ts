@@ -1,4 +1,4 @@
-import * as http from "node:http";
+import type { IncomingMessage } from "node:http";
 import * as https from "node:https";
 import type { Socket } from "node:net";
 import aws4 from "aws4";
@@ -94,7 +94,10 @@ export function signedDynamoDbHeaders(
 export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDbClient {
   const endpoint = new URL(settings.endpoint);
   const secure = endpoint.protocol === "https:";
-  const agent = new (secure ? https : http).Agent({ keepAlive: true });
+  // node:http only for an http:// endpoint (dynalite), and not by an import: the ES module facade of
+  // node:http reads every export, one of which loads undici (about 15 ms of every cold start).
+  const transport = secure ? https : process.getBuiltinModule("node:http");
+  const agent = new transport.Agent({ keepAlive: true });
   const connectEvent = secure ? "secureConnect" : "connect";
   /** Sockets whose connection (and TLS handshake) completed: a call written to one may have arrived. */
   const open = new WeakSet<Socket>();
@@ -112,7 +115,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
       const payload = JSON.stringify(input);
       // A signing failure rejects as itself: a bug (a 500), not a fault of DynamoDB's to retry.
       const headers = signedDynamoDbHeaders(endpoint, settings, operation, payload);
-      const request = (secure ? https : http).request(endpoint, { method: "POST", headers, agent, signal });
+      const request = transport.request(endpoint, { method: "POST", headers, agent, signal });
       // Sent once its connection was open: a call on a kept one that the server had closed, reset, may
       // have been received too.
       const fail = (error: unknown) =>
@@ -123,7 +126,7 @@ export function createDynamoDbClient(settings: DynamoDbClientSettings): DynamoDb
           }),
         );
       request.on("error", fail);
-      request.on("response", (response: http.IncomingMessage) => {
+      request.on("response", (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", fail);
@@ -190,7 +193,7 @@ function errorType({ __type, code }: Record<string, unknown>): string {
 
 function decodeBody(
   operation: string,
-  { statusCode }: http.IncomingMessage,
+  { statusCode }: IncomingMessage,
   chunks: Buffer[],
 ): Record<string, unknown> {
   let decoded: unknown;
