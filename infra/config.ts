@@ -80,7 +80,7 @@ export const CONTEXT_KEYS = [
 
 export const CONTEXT_DEFAULTS = {
   stackName: DEFAULT_STACK_NAME,
-  // Chosen by `npm run bench`, item M: the rule and the table are in docs/DEPLOY.md and docs/PERFORMANCE.md.
+  // Chosen by `npm run bench`'s memory table: the rule and the table are in docs/DEPLOY.md and docs/PERFORMANCE.md.
   memorySize: 1024,
   deployment: "canary",
   throttleRateLimit: 50,
