@@ -60,8 +60,9 @@ function functionWith(options: IssuerKeysOptions = {}, jwksUrl = jwks.url) {
     store: new InMemoryPlantStore(),
     afterAnswer: () => keys.refreshInBackground(),
   });
-  return async (issuer: TokenIssuer, kid?: string): Promise<ApiGatewayResult> => {
-    const token = await issuer.mint();
+  /** A token of `issuer` (its kid renamed to `kid`), or one minted before, answered by the function. */
+  return async (issuer: TokenIssuer | string, kid?: string): Promise<ApiGatewayResult> => {
+    const token = typeof issuer === "string" ? issuer : await issuer.mint();
     const renamed = kid === undefined ? token : renameKid(token, kid);
     return handler(apiGatewayEvent("2.0", { token: renamed, body: `{"id":${nextId++},"name":"Fern"}` }));
   };
@@ -157,7 +158,10 @@ describe("a token naming a key not held", () => {
 
   test("concurrent random kids share one fetch", async () => {
     const answer = functionWith();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => answer(keyA, `random-${i}`)));
+    // Minted first, so that all 20 reach the key lookup before the fetch ends: one minted later would
+    // arrive inside the window the fetch opened, and rightly get its 503.
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => keyA.mint()));
+    const results = await Promise.all(tokens.map((token, i) => answer(token, `random-${i}`)));
     expect(results.map((result) => result.statusCode)).toEqual(Array(20).fill(401));
     expect(jwks.fetches()).toBe(1);
   });
