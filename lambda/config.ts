@@ -22,14 +22,6 @@ export function isTableName(name: string): boolean {
   return /^[A-Za-z0-9_.-]{3,255}$/.test(name);
 }
 
-function tableNameFrom(env: Environment): string {
-  const tableName = required(env, "TABLE_NAME");
-  if (!isTableName(tableName)) {
-    throw new Error(`environment variable TABLE_NAME must be ${TABLE_NAME_RULE}, got '${tableName}'`);
-  }
-  return tableName;
-}
-
 function positiveInteger(env: Environment, name: string, fallback: number): number {
   const text = env[name]?.trim();
   if (!text) return fallback;
@@ -86,8 +78,12 @@ export function readConfig(env: Environment) {
   if (functionName && audiences.length === 0 && clientIds.length === 0) {
     throw new Error("environment variable JWT_CLIENT_IDS or JWT_AUDIENCE must be set in a deployed function");
   }
+  const tableName = required(env, "TABLE_NAME");
+  if (!isTableName(tableName)) {
+    throw new Error(`environment variable TABLE_NAME must be ${TABLE_NAME_RULE}, got '${tableName}'`);
+  }
   return {
-    tableName: tableNameFrom(env),
+    tableName,
     region,
     dynamoDbEndpoint: dynamoDbEndpointFrom(env) ?? `https://dynamodb.${region}.amazonaws.com`,
     credentials: {

@@ -1,5 +1,4 @@
 import { ApiError } from "../errors.ts";
-import { withoutOptionalWhitespace } from "../optional-whitespace.ts";
 
 /** RFC 6750 §2.1: `credentials = "Bearer" 1*SP b64token`, the scheme name case-insensitive. */
 const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -24,4 +23,16 @@ export function bearerToken(authorizationHeader: string | undefined): string {
     );
   }
   throw new ApiError("MissingCredentials", "the Authorization header must carry a Bearer token");
+}
+
+/**
+ * A field value without the optional whitespace around it (RFC 9110 §5.5: spaces and tabs). A loop, not a
+ * regular expression: `/[ \t]+$/` retries at every space of a long run, quadratic in a crafted header.
+ */
+function withoutOptionalWhitespace(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (value[start] === " " || value[start] === "\t") start++;
+  while (end > start && (value[end - 1] === " " || value[end - 1] === "\t")) end--;
+  return value.slice(start, end);
 }

@@ -46,10 +46,9 @@ export function toApiRequest(
   context?: Pick<Context, "awsRequestId">,
 ): ApiRequest {
   const loose = event as LooseEvent;
-  const requestId = loose?.requestContext?.requestId ?? context?.awsRequestId ?? "unknown";
   const headers = headersOf(loose);
   return {
-    requestId,
+    requestId: loose?.requestContext?.requestId ?? context?.awsRequestId ?? "unknown",
     method: stringOr(loose?.requestContext?.http?.method ?? loose?.httpMethod),
     path: stringOr(loose?.rawPath ?? loose?.path),
     headers,
