@@ -13,6 +13,9 @@ export interface EventOptions {
   withoutHeaders?: string[];
   base64?: boolean;
   token?: string;
+  /** The request's method and path (undecoded), for a route other than the fixture's `POST /plants`. */
+  method?: string;
+  path?: string;
 }
 
 /**
@@ -42,10 +45,23 @@ export function apiGatewayEvent(version: PayloadVersion, options: EventOptions =
         : body;
   const isBase64Encoded = options.base64 === true;
   if (version === "2.0") {
-    return { ...(fixture as APIGatewayProxyEventV2), headers, body: encodedBody, isBase64Encoded };
+    const v2 = fixture as APIGatewayProxyEventV2;
+    const { method = v2.requestContext.http.method, path = v2.rawPath } = options;
+    const http = { ...v2.requestContext.http, method, path };
+    return {
+      ...v2,
+      rawPath: path,
+      requestContext: { ...v2.requestContext, http },
+      headers,
+      body: encodedBody,
+      isBase64Encoded,
+    };
   }
+  const v1 = fixture as unknown as APIGatewayProxyEvent;
   return {
-    ...(fixture as unknown as APIGatewayProxyEvent),
+    ...v1,
+    httpMethod: options.method ?? v1.httpMethod,
+    path: options.path ?? v1.path,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
     body: encodedBody ?? null,

@@ -279,9 +279,8 @@ describe("failures", () => {
           ["POST", "/plants/"],
           ["PUT", `/plants/${id}`],
         ]) {
-          const event = apiGatewayEvent(version, { token, body: JSON.stringify({ id, name: "Fern" }) });
-          Object.assign(event, version === "2.0" ? { rawPath: path } : { path, httpMethod: method });
-          if (version === "2.0") Object.assign(event.requestContext, { http: { method, path } });
+          const body = JSON.stringify({ id, name: "Fern" });
+          const event = apiGatewayEvent(version, { token, body, method, path });
           const result = await harness.handler(event);
           expect(expectErrorAnswer(result, 404).message).toBe(
             `not found: this API serves ${describeRoutes()}`,
