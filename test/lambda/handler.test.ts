@@ -94,21 +94,6 @@ describe.each(PAYLOAD_VERSIONS)("POST /plants with payload %s events", (version)
     expect(result.headers["www-authenticate"]).toBe('Bearer realm="plants"');
     expect(body(result)).toEqual({ error: 401, message: "the Authorization header is missing" });
   });
-
-  it("answers a non-JSON content type with 415 and an oversized body with 413", async () => {
-    const textPlain = await harness.handler(
-      apiGatewayEvent(version, { token, headers: { "Content-Type": "text/plain" } }),
-    );
-    expect(textPlain.statusCode).toBe(415);
-    expect(body(textPlain).error).toBe(415);
-    const huge = JSON.stringify({ id: 1, name: "x".repeat(20_000) });
-    const tooLarge = await harness.handler(apiGatewayEvent(version, { token, body: huge }));
-    expect(tooLarge.statusCode).toBe(413);
-    expect(body(tooLarge)).toEqual({
-      error: 413,
-      message: `the body is ${Buffer.byteLength(huge)} bytes; at most 16384 are accepted`,
-    });
-  });
 });
 
 it("asks for the deployment's name of the write scope when REQUIRED_SCOPE gives one", async () => {
