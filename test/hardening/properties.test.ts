@@ -236,10 +236,7 @@ describe("headers", () => {
       );
       const names = fc.uniqueArray(
         fc.constantFrom("Authorization", "authorization", "AUTHORIZATION", "AuThOrIzAtIoN"),
-        {
-          minLength: 2,
-          maxLength: 4,
-        },
+        { minLength: 2, maxLength: 4 },
       );
       await fc.assert(
         fc.asyncProperty(
