@@ -3,7 +3,7 @@ import { readConfig } from "../../lambda/config.ts";
 import { productionDependencies } from "../../lambda/dependencies.ts";
 import { ApiError } from "../../lambda/errors.ts";
 import { createHandler } from "../../lambda/http/create-handler.ts";
-import { describeRoutes, matchRoute } from "../../lambda/http/routes.ts";
+import { describeRoutes } from "../../lambda/http/routes.ts";
 import { describeFields } from "../../lambda/plants/create-plant.ts";
 import { PLANT_FIELDS } from "../../lambda/plants/plant.ts";
 import { apiGatewayEvent, PAYLOAD_VERSIONS } from "../../support/events.ts";
@@ -178,9 +178,6 @@ describe("failures", () => {
   });
 
   it("answers 404 to a method and path of no route in lambda/http/routes.ts, before authenticating", async () => {
-    expect(
-      matchRoute("PUT", "/plants/1") ?? matchRoute("POST", "/plants/") ?? matchRoute("DELETE", "/"),
-    ).toBeUndefined();
     await withLogs(async (logs) => {
       const id = nextId++;
       for (const version of PAYLOAD_VERSIONS) {
