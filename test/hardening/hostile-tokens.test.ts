@@ -110,14 +110,13 @@ const usable = KEYS.filter((entry) => entry.algs.length > 0);
 const keyAndAlg = fc
   .constantFrom(...usable)
   .chain((entry) => fc.constantFrom(...entry.algs).map((alg) => ({ entry, alg })));
-const valid = keyAndAlg.map(
-  ({ entry, alg }): Recipe => ({
-    kind: "valid",
-    header: { alg, kid: entry.kid, typ: "JWT" },
-    claims: goodClaims(),
-    sign: signedBy(entry.privateKey, alg),
-  }),
-);
+const validRecipe = ({ entry, alg }: { entry: SigningKey; alg: string }): Recipe => ({
+  kind: "valid",
+  header: { alg, kid: entry.kid, typ: "JWT" },
+  claims: goodClaims(),
+  sign: signedBy(entry.privateKey, alg),
+});
+const valid = keyAndAlg.map(validRecipe);
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const tampered = fc.tuple(valid, fc.nat({ max: 2 }), fc.nat(), fc.nat({ max: 63 })).map(
@@ -307,7 +306,8 @@ test(
     }
     expect(accepted, "hostile tokens not refused").toEqual([]);
     expect(kinds.size).toBeGreaterThanOrEqual(8);
-    for (const recipe of fc.sample(valid, { numRuns: 40, seed: SEED })) {
+    // Every alg of every key in the set, keys with an alg member and without: each accepted.
+    for (const recipe of usable.flatMap((entry) => entry.algs.map((alg) => validRecipe({ entry, alg })))) {
       expect(await statusOf(compact(recipe)), `${recipe.header.alg} by ${recipe.header.kid}`).toBe(200);
     }
   },

@@ -20,7 +20,7 @@ import {
   signToken,
   unsignedToken,
 } from "../support/forged-tokens.ts";
-import { captureLogs } from "../support/log-capture.ts";
+import { captureLogs, withLogs } from "../support/log-capture.ts";
 
 const AWS_SECRET = "AwsSecretCanary0123456789abcdefghijklmnopq";
 const AWS_SESSION_TOKEN = "AwsSessionCanaryIQoJb3JpZ2luX2VjEHwaCXVzLWVhc3QtMSJHMEUCIQ";
@@ -151,17 +151,13 @@ test("the key set's URL is logged without its credentials or query", async () =>
   jwksUrl.password = "UrlPasswordCanary";
   jwksUrl.search = "?api_key=UrlQueryCanary";
   harness.jwks.setBehaviour("fail");
-  const logs = captureLogs();
-  try {
+  const logText = await withLogs(async (logs) => {
     // The prefetch at init fails (a WARN line), and so does the request's fetch (503, its detail logged).
     const handler = handlerWith({ JWKS_URL: jwksUrl.href });
     const result = await handler(apiGatewayEvent("2.0", { token: await harness.issuer.mint() }));
     expect(result.statusCode).toBe(503);
-  } finally {
-    logs.restore();
-    harness.jwks.setBehaviour("serve");
-  }
-  const logText = logs.text();
+    return logs.text();
+  }).finally(() => harness.jwks.setBehaviour("serve"));
   expect(logText).toContain(`fetching ${jwksUrl.origin}${jwksUrl.pathname} failed`);
   expect(logText).not.toContain("UrlPasswordCanary");
   expect(logText).not.toContain("UrlQueryCanary");

@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { readConfig } from "../../lambda/config.ts";
-import { DEFAULT_STORE_DEADLINE_MS, DEFAULT_STORE_MAX_ATTEMPTS } from "../../lambda/defaults.ts";
+import { DEFAULT_STORE_DEADLINE_MS } from "../../lambda/defaults.ts";
 import { productionDependencies } from "../../lambda/dependencies.ts";
 import type { ApiError, WriteOutcome } from "../../lambda/errors.ts";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
@@ -21,7 +21,7 @@ import { type Harness, startHarness, TEST_TABLE } from "../../support/harness.ts
 import { expectErrorAnswer, expectRetryAfter } from "../support/answers.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { type Fault, type FaultyDynamoDb, startFaultyDynamoDb } from "../support/faulty-dynamodb.ts";
-import { captureLogs } from "../support/log-capture.ts";
+import { withLogs } from "../support/log-capture.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
 let harness: Harness;
@@ -232,17 +232,12 @@ describe("a write reset on a kept-alive connection", () => {
 describe("a refusal no retry can help", () => {
   test("after two throttled attempts: a 500, whose log line still counts the 3 calls and the fault", async () => {
     faulty.script(["throttle", "throttle", "access-denied"], "proxy");
-    const logs = captureLogs();
-    let result: ApiGatewayResult;
-    try {
-      result = await create(nextId++);
-    } finally {
-      logs.restore();
-    }
-    expect(expectErrorAnswer(result, 500).message).toMatch(/^internal error/);
-    const [line] = logs.stdoutLines().map((text) => JSON.parse(text) as Record<string, unknown>);
+    const line = await withLogs(async (logs) => {
+      expect(expectErrorAnswer(await create(nextId++), 500).message).toMatch(/^internal error/);
+      return logs.lastLine();
+    });
     expect(line).toMatchObject({ status: 500, StoreAttempts: 3, Fault: 1 });
-    expect(line?.detail).toMatch(/caused by: DynamoDB answered 400 AccessDeniedException/);
+    expect(line.detail).toMatch(/caused by: DynamoDB answered 400 AccessDeniedException/);
   });
 });
 
@@ -306,25 +301,7 @@ describe("retries as the AWS SDKs' standard mode", () => {
     storeBehindFaults({ clock: cuedClock(faulty, { still: true }), ...settings });
   const putAttempts = () => faulty.requests().filter((request) => request.operation === "PutItem").length;
 
-  test("one request under sustained throttling makes 3 attempts, then fails with Retry-After", async () => {
-    faulty.script([], "throttle");
-    const failure = await freshStore()
-      .putIfAbsent({ id: BigInt(nextId++), name: "Fern" })
-      .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ status: 503 });
-    expect(Number((failure as ApiError).headers["retry-after"])).toBeGreaterThan(0);
-    expect(putAttempts()).toBe(DEFAULT_STORE_MAX_ATTEMPTS);
-  });
-
-  test("the number of attempts is configurable", async () => {
-    faulty.script([], "status-500");
-    const store = freshStore({ maxAttempts: 5 });
-    await expect(store.putIfAbsent({ id: BigInt(nextId++), name: "Fern" })).rejects.toMatchObject({
-      status: 503,
-    });
-    expect(putAttempts()).toBe(5);
-  });
-
+  // 3 attempts under sustained throttling, each counted: test/lambda/dynamodb-plant-store.test.ts.
   test("STORE_MAX_ATTEMPTS reaches the deployed wiring", async () => {
     faulty.script([], "status-500");
     const config = readConfig({

@@ -49,14 +49,14 @@ describe("readConfig", () => {
     expect(config.storeAttemptTimeoutMs).toBe(500);
   });
 
-  it.each([
-    ["TABLE_NAME", "environment variable TABLE_NAME must be set"],
-    ["JWT_ISSUER", "environment variable JWT_ISSUER must be set"],
-    ["AWS_REGION", "environment variable AWS_REGION must be set"],
-    ["AWS_SECRET_ACCESS_KEY", "environment variable AWS_SECRET_ACCESS_KEY must be set"],
-  ])("fails fast without %s", (name, message) => {
-    expect(() => readConfig({ ...minimal, [name]: undefined })).toThrow(message);
-  });
+  it.each(["TABLE_NAME", "JWT_ISSUER", "AWS_REGION", "AWS_SECRET_ACCESS_KEY"])(
+    "fails fast without %s",
+    (name) => {
+      expect(() => readConfig({ ...minimal, [name]: undefined })).toThrow(
+        `environment variable ${name} must be set`,
+      );
+    },
+  );
 
   it("fails fast on a TABLE_NAME DynamoDB would refuse, as the stack and the local run do", () => {
     expect(() => readConfig({ ...minimal, TABLE_NAME: "pl" })).toThrow(
@@ -81,15 +81,12 @@ describe("readConfig", () => {
     expect(readConfig({ ...deployed, JWT_AUDIENCE: "api://plants" }).audiences).toEqual(["api://plants"]);
   });
 
-  it("fails fast on a malformed number or URL", () => {
+  it("fails fast on a malformed number", () => {
     expect(() => readConfig({ ...minimal, STORE_DEADLINE_MS: "soon" })).toThrow(
       "environment variable STORE_DEADLINE_MS must be a positive integer, got 'soon'",
     );
     expect(() => readConfig({ ...minimal, STORE_MAX_ATTEMPTS: "0" })).toThrow(
       "environment variable STORE_MAX_ATTEMPTS must be a positive integer, got '0'",
-    );
-    expect(() => readConfig({ ...minimal, JWKS_URL: "keys.json" })).toThrow(
-      "JWKS_URL must be a URL (http:// or https://): 'keys.json'",
     );
   });
 
@@ -99,6 +96,7 @@ describe("readConfig", () => {
     ["AWS_ENDPOINT_URL_DYNAMODB", "http://"],
     ["AWS_ENDPOINT_URL", "localhost:8000"],
     ["JWKS_URL", "/keys"],
+    ["JWKS_URL", "keys.json"],
   ])("names the variable whose URL is malformed: %s=%j", (name, value) => {
     expect(() => readConfig({ ...minimal, [name]: value })).toThrow(
       new Error(`${name} must be a URL (http:// or https://): '${value}'`),

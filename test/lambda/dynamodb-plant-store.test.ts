@@ -50,31 +50,8 @@ afterAll(async () => {
 });
 
 describe("the DynamoDB plant store, against dynalite", () => {
-  it("writes an allow-listed item with the id as an exact Number", async () => {
-    const plant = { id: -9223372036854775808n, name: "Fern", tag: "indoor" };
-    expect(await store.putIfAbsent(plant)).toEqual({ created: true, calls: 1 });
-    const { body } = await callDynamoDb(dynamoDb.endpoint, "GetItem", {
-      TableName: "plants",
-      Key: { id: { N: "-9223372036854775808" } },
-    });
-    expect(body.Item).toEqual({
-      id: { N: "-9223372036854775808" },
-      name: { S: "Fern" },
-      tag: { S: "indoor" },
-    });
-  });
-
-  it("never overwrites: a second put reports the plant already stored", async () => {
-    await store.putIfAbsent({ id: 7n, name: "Fern" });
-    expect(await store.putIfAbsent({ id: 7n, name: "Rose", tag: "red" })).toEqual({
-      created: false,
-      existing: { id: 7n, name: "Fern" },
-      afterUnconfirmedWrite: false,
-      calls: 2,
-    });
-  });
-
-  // Who wins a race through the handler: test/hardening/races.test.ts. Here, how the winner is counted.
+  // The item written (allow-listed, the id an exact Number), a replay and a 409 that overwrites nothing:
+  // handler.test.ts, through the handler; who wins a race: races.test.ts. Here, how the winner is counted.
   it("answers identical concurrent creates all alike, one of them created, the rest replays", async () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, () => createPlant(store, { id: 43n, name: "Same", tag: "t" })),

@@ -5,7 +5,7 @@ import { METRIC_NAMES } from "../../lambda/metrics.ts";
 import { apiGatewayEvent } from "../../support/events.ts";
 import { type Harness, startHarness } from "../../support/harness.ts";
 import { InMemoryPlantStore } from "../../support/in-memory-plant-store.ts";
-import { captureLogs, type LogCapture } from "../support/log-capture.ts";
+import { captureLogs, type LogCapture, withLogs } from "../support/log-capture.ts";
 
 let harness: Harness;
 let token: string;
@@ -74,6 +74,24 @@ function extractedMetrics(line: EmfLine): Record<string, unknown> {
 }
 
 const plant = (id: number, name = "Fern") => JSON.stringify({ id, name });
+type Extra = Partial<Parameters<typeof createHandler>[0]>;
+/** The production authenticator before a store whose every put does `put`. */
+const storeDoing = (put: ConstructorParameters<typeof InMemoryPlantStore>[0], extra: Extra = {}) =>
+  createHandler({
+    authenticate: harness.dependencies.authenticate,
+    store: new InMemoryPlantStore(put),
+    ...extra,
+  });
+/** An issuer that cannot be reached, before the harness's store. */
+const issuerUnreachable = (extra: Extra = {}) =>
+  createHandler({
+    authenticate: () =>
+      Promise.reject(
+        new ApiError("IssuerUnavailable", "the issuer is unavailable", { retryAfterSeconds: 5 }),
+      ),
+    store: harness.dependencies.store,
+    ...extra,
+  });
 
 describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   it("counts a create, a replay and a conflict, and the cold start once per instance", async () => {
@@ -115,13 +133,8 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   });
 
   it("counts an unavailable store and the attempts it took", async () => {
-    const handler = createHandler({
-      authenticate: harness.dependencies.authenticate,
-      store: new InMemoryPlantStore(async () => {
-        const unavailable = storeUnavailable("not-written", 1);
-        unavailable.storeCalls = 3;
-        throw unavailable;
-      }),
+    const handler = storeDoing(async () => {
+      throw Object.assign(storeUnavailable("not-written", 1), { storeCalls: 3 });
     });
     const [line] = await metricsOf(handler, plant(nextId++));
     expect(line).toMatchObject({ StoreUnavailable: 1, StoreAttempts: 3 });
@@ -129,15 +142,12 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   });
 
   it("counts a create whose first write went unconfirmed, found by its retry, as Created, not Replayed", async () => {
-    const handler = createHandler({
-      authenticate: harness.dependencies.authenticate,
-      store: new InMemoryPlantStore(async (newPlant) => ({
-        created: false,
-        existing: newPlant,
-        afterUnconfirmedWrite: true,
-        calls: 2,
-      })),
-    });
+    const handler = storeDoing(async (newPlant) => ({
+      created: false,
+      existing: newPlant,
+      afterUnconfirmedWrite: true,
+      calls: 2,
+    }));
     const [line] = await metricsOf(handler, plant(nextId++));
     expect(line).toMatchObject({ Created: 1, StoreAttempts: 2 });
     expect(line?.Replayed).toBeUndefined();
@@ -145,9 +155,10 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
 
   it("never makes a client id, a plant id or a token a dimension", async () => {
     const id = nextId++;
-    logs = captureLogs();
-    await freshHandler()(apiGatewayEvent("2.0", { token, body: plant(id) }));
-    const [text = ""] = logs.stdoutLines();
+    const [text = ""] = await withLogs(async (captured) => {
+      await freshHandler()(apiGatewayEvent("2.0", { token, body: plant(id) }));
+      return captured.stdoutLines();
+    });
     const line = JSON.parse(text) as EmfLine;
     const dimensions = line._aws.CloudWatchMetrics.flatMap((directive) => directive.Dimensions.flat());
     expect(dimensions).toEqual(["FunctionName"]);
@@ -160,31 +171,20 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
   });
 
   it("counts an unavailable issuer apart from the store", async () => {
-    const handler = createHandler({
-      authenticate: () =>
-        Promise.reject(
-          new ApiError("IssuerUnavailable", "the issuer is unavailable", { retryAfterSeconds: 5 }),
-        ),
-      store: harness.dependencies.store,
-    });
-    const [line] = await metricsOf(handler, plant(nextId++));
+    const [line] = await metricsOf(issuerUnreachable(), plant(nextId++));
     expect(line).toMatchObject({ IssuerUnavailable: 1 });
     expect(line?.StoreUnavailable).toBeUndefined();
   });
 
   it("counts a bug's 500 as Fault, per function and per version, and nothing else as Fault", async () => {
-    const handler = createHandler({
-      authenticate: harness.dependencies.authenticate,
-      store: new InMemoryPlantStore(() => Promise.reject(new TypeError("a bug"))),
+    const handler = storeDoing(() => Promise.reject(new TypeError("a bug")), {
       functionName: "PlantStore-Handler",
       functionVersion: "7",
     });
-    logs = captureLogs();
-    await handler(apiGatewayEvent("2.0", { token, body: plant(nextId++) }));
-    const [text = ""] = logs.stdoutLines();
-    logs.restore();
-    logs = undefined;
-    const line = JSON.parse(text) as EmfLine;
+    const line = await withLogs(async (captured) => {
+      await handler(apiGatewayEvent("2.0", { token, body: plant(nextId++) }));
+      return captured.lastLine() as EmfLine;
+    });
     expect(line._aws.CloudWatchMetrics).toEqual([
       expect.objectContaining({
         Dimensions: [["FunctionName"]],
@@ -198,20 +198,12 @@ describe("business metrics in the request's log line (CloudWatch EMF)", () => {
     ]);
     expect(line).toMatchObject({ FunctionName: "PlantStore-Handler", FunctionVersion: "7", Fault: 1 });
 
-    const unavailable = createHandler({
-      authenticate: () =>
-        Promise.reject(
-          new ApiError("IssuerUnavailable", "the issuer is unavailable", { retryAfterSeconds: 5 }),
-        ),
-      store: harness.dependencies.store,
-      functionVersion: "7",
-    });
     const [refused, issuerDown] = await metricsOf(
       freshHandler(),
       { headers: { authorization: "Bearer not-a-token" } },
       plant(nextId++),
     );
-    const [down] = await metricsOf(unavailable, plant(nextId++));
+    const [down] = await metricsOf(issuerUnreachable({ functionVersion: "7" }), plant(nextId++));
     for (const counted of [refused, issuerDown, down]) expect(counted?.Fault).toBeUndefined();
   });
 });

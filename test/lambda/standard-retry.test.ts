@@ -66,41 +66,8 @@ function scripted(failures: Error[]) {
 }
 
 describe("withRetries", () => {
-  it("retries retryable failures until an attempt succeeds", async () => {
-    const { counter, attempt } = scripted([transient, throttled]);
-    expect(await withRetries(options(), attempt)).toBe("done");
-    expect(counter.attempts).toBe(3);
-  });
-
-  it("does not retry other failures", async () => {
-    const permanent = new Error("permanent");
-    const { counter, attempt } = scripted([permanent]);
-    await expect(withRetries(options(), attempt)).rejects.toBe(permanent);
-    expect(counter.attempts).toBe(1);
-  });
-
-  it("gives up at the deadline, without sleeping past it", async () => {
-    const time = fakeTime(() => 0.99);
-    let attempts = 0;
-    const slowFailure = async () => {
-      attempts++;
-      time.advance(140); // each attempt takes 140 ms before it fails
-      throw throttled;
-    };
-    const failure = await withRetries(
-      options({
-        policy: { ...policy, maxAttempts: 100, deadlineMs: 600, baseDelayMs: 50, maxDelayMs: 200 },
-        environment: time.environment,
-      }),
-      slowFailure,
-    ).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).message).toMatch(/deadline/);
-    expect(time.now()).toBeLessThan(600);
-    // 140, sleep 49.5, 140, sleep 99, 140: a further sleep of 198 would end past 600.
-    expect(attempts).toBe(3);
-  });
-
+  // Retrying until an attempt succeeds ("fails for a moment"), not retrying a refusal ("no retry can help") and
+  // no sleep past the deadline (the backoff test): test/hardening/store-faults.test.ts, through the store.
   it("aborts an attempt that outlives its timeout, and the last one at the deadline", async () => {
     const time = fakeTime(() => 0);
     const timeouts: number[] = [];

@@ -5,6 +5,8 @@ export interface LogCapture {
   text(): string;
   /** The JSON lines written to stdout (the handler's request log). */
   stdoutLines(): string[];
+  /** The last request log line, parsed. */
+  lastLine(): Record<string, unknown>;
   restore(): void;
 }
 
@@ -37,17 +39,29 @@ export function captureLogs(): LogCapture {
       }),
     ),
   ];
+  const stdoutLines = () =>
+    stdout
+      .join("")
+      .split("\n")
+      .filter((line) => line !== "");
   return {
     text: () => written.join("\n"),
-    stdoutLines: () =>
-      stdout
-        .join("")
-        .split("\n")
-        .filter((line) => line !== ""),
+    stdoutLines,
+    lastLine: () => JSON.parse(stdoutLines().at(-1) ?? "") as Record<string, unknown>,
     restore: () => {
       for (const spy of spies) spy.mockRestore();
     },
   };
+}
+
+/** Runs `body` with the logs captured, restoring them however it ends. */
+export async function withLogs<T>(body: (logs: LogCapture) => Promise<T>): Promise<T> {
+  const logs = captureLogs();
+  try {
+    return await body(logs);
+  } finally {
+    logs.restore();
+  }
 }
 
 function safeInspect(value: unknown): string {
