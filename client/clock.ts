@@ -40,8 +40,3 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
-
-/** The reason an attempt's own timeout aborts it with, as AbortSignal.timeout's. @internal */
-export function timeoutReason(ms: number): DOMException {
-  return new DOMException(`no answer within ${ms} ms`, "TimeoutError");
-}

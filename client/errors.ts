@@ -75,13 +75,11 @@ export class TokenEndpointError extends PlantStoreError {
 
   constructor(
     message: string,
-    tokenUrl: string,
-    oauthError: string | undefined,
-    details: PlantStoreErrorDetails,
+    details: PlantStoreErrorDetails & { tokenUrl: string; oauthError?: string | undefined },
   ) {
     super(message, details);
-    this.tokenUrl = tokenUrl;
-    this.oauthError = oauthError;
+    this.tokenUrl = details.tokenUrl;
+    this.oauthError = details.oauthError;
   }
 }
 

@@ -5,9 +5,9 @@
  */
 import { parse, parseNumberAndBigInt } from "lossless-json";
 import type { Clock } from "./clock.ts";
-import { PlantStoreError } from "./errors.ts";
+import { kindOfStatus, PlantStoreError, type PlantStoreErrorDetails } from "./errors.ts";
 import type { SecretMask } from "./masking.ts";
-import { RetryableFailure } from "./retry.ts";
+import { RETRYABLE_STATUSES, RetryableFailure } from "./retry.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -25,6 +25,7 @@ export interface Endpoint {
   /** The option that names the URL, for the advice a redirect gets ("baseUrl", "credentials.tokenUrl"). */
   option: string;
   fetch: FetchFunction;
+  mask: SecretMask;
 }
 
 /**
@@ -35,7 +36,7 @@ export interface Endpoint {
 export class NoAnswer extends RetryableFailure {
   constructor(
     failure: PlantStoreError,
-    readonly neverConnected: boolean,
+    readonly neverConnected = false,
   ) {
     super(failure);
   }
@@ -61,10 +62,7 @@ const NEVER_CONNECTED_CODES = [
  * @internal
  */
 export function httpUrlOf(value: unknown, option: string, example: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(value as string);
-  } catch {}
+  const url = URL.canParse(value as string) ? new URL(value as string) : undefined;
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new TypeError(
       `${option} must be an absolute http(s) URL such as ${example}, got ${JSON.stringify(value)}`,
@@ -81,29 +79,35 @@ export function httpUrlOf(value: unknown, option: string, example: string): URL 
  * The answer to `url`, its body read whole. Throws NoAnswer when none came whole, and a PlantStoreError
  * for a redirect or an answer over MAX_ANSWER_BYTES. @internal
  */
-export async function exchange(
-  endpoint: Endpoint,
-  url: string,
-  init: RequestInit,
-  mask: SecretMask,
-): Promise<Response> {
-  const { what } = endpoint;
+export async function exchange({ what, option, fetch, mask }: Endpoint, url: string, init: RequestInit) {
   const signal = init.signal ?? undefined;
   let response: Response;
   try {
     // A fetch of the caller's may ignore the signal: the exchange stops waiting when it aborts all the same.
-    response = await unlessAborted(endpoint.fetch(url, { ...init, redirect: "manual" }), signal, discardBody);
+    response = await unlessAborted(fetch(url, { ...init, redirect: "manual" }), signal, discardBody);
   } catch (error) {
     if (signal?.aborted) throw error; // a timeout or the caller's abort: requestWithRetries decides
     // Only words, masked: the runtime's error (undici's holds the URL it failed on) is never kept.
-    const failure = new PlantStoreError(
-      `${what}: no answer (${mask.excerpt(reasonOf(error))})${browserHint(url)}`,
-      { kind: "network" },
-    );
+    const reason = mask.excerpt(reasonOf(error));
+    const failure = new PlantStoreError(`${what}: no answer (${reason})${browserHint(url)}`, {
+      kind: "network",
+    });
     throw new NoAnswer(failure, NEVER_CONNECTED_CODES.includes(causeCodeOf(error) ?? ""));
   }
-  if (isRedirect(response)) throw redirectFailure(response, endpoint, mask);
   const { status, headers } = response;
+  // A 3xx (Node), an opaque redirect (a browser hides its status), or an answer a fetch of the caller's
+  // reached by following one anyway: not from the URL asked.
+  const redirectStatus = status >= 300 && status < 400 ? status : undefined;
+  if (response.type === "opaqueredirect" || redirectStatus || response.redirected) {
+    discardBody(response);
+    const location = headers.get("location");
+    const to = location ? ` to ${mask.excerpt(location, 300)}` : "";
+    const redirect = redirectStatus ? `answered ${status}, a redirect` : "was redirected";
+    throw new PlantStoreError(
+      `${what} ${redirect}${to}, which the client never follows: set ${option} to the URL that answers itself`,
+      { kind: "redirect", status: redirectStatus },
+    );
+  }
   let body: string | undefined;
   try {
     body = await unlessAborted(cappedText(response, signal), signal);
@@ -113,9 +117,9 @@ export async function exchange(
     // request had reached the server, whatever it did with it.
     const failure = new PlantStoreError(
       `${what}: answered ${status}, but its body was cut off (${mask.excerpt(reasonOf(error))})`,
-      { kind: "network", requestId: maskedRequestId(headers, mask) },
+      { kind: "network", requestId: requestIdOf(headers, mask) },
     );
-    throw new NoAnswer(failure, false);
+    throw new NoAnswer(failure);
   }
   if (body === undefined) {
     throw new PlantStoreError(
@@ -155,39 +159,10 @@ export function unlessAborted<T>(
 }
 
 /**
- * A 3xx (Node), an opaque redirect (a browser hides its status), or an answer a fetch of the caller's
- * reached by following one anyway: not from the URL asked.
- */
-function isRedirect(response: Response): boolean {
-  return (
-    response.type === "opaqueredirect" ||
-    (response.status >= 300 && response.status < 400) ||
-    response.redirected
-  );
-}
-
-function redirectFailure(response: Response, { what, option }: Endpoint, mask: SecretMask): PlantStoreError {
-  discardBody(response);
-  const location = response.headers.get("location");
-  const status = response.status >= 300 && response.status < 400 ? response.status : undefined;
-  const to = location ? ` to ${mask.excerpt(location, 300)}` : "";
-  const redirect = status === undefined ? "was redirected" : `answered ${status}, a redirect`;
-  return new PlantStoreError(
-    `${what} ${redirect}${to}, which the client never follows: set ${option} to the URL that answers itself`,
-    { kind: "redirect", status },
-  );
-}
-
-/**
  * The body as text, or undefined, its stream cancelled, once it is longer than MAX_ANSWER_BYTES. An abort
  * cancels the stream too: the exchange has stopped waiting for it.
  */
 async function cappedText(response: Response, signal: AbortSignal | undefined): Promise<string | undefined> {
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > MAX_ANSWER_BYTES) {
-    discardBody(response);
-    return undefined;
-  }
   if (!response.body) return "";
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
@@ -195,15 +170,11 @@ async function cappedText(response: Response, signal: AbortSignal | undefined): 
   try {
     const decoder = new TextDecoder();
     let text = "";
-    let size = 0;
-    for (;;) {
+    for (let size = 0; ; ) {
       const { done, value } = await reader.read();
       if (done) return text + decoder.decode();
       size += value.byteLength;
-      if (size > MAX_ANSWER_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        return undefined;
-      }
+      if (size > MAX_ANSWER_BYTES) return void cancel();
       text += decoder.decode(value, { stream: true });
     }
   } finally {
@@ -239,25 +210,45 @@ function browserHint(url: string): string {
   const page = (globalThis as { location?: { origin?: unknown; protocol?: unknown } }).location;
   if (typeof page?.origin !== "string" || !/^https?:$/.test(String(page.protocol))) return "";
   const target = new URL(url);
-  if (page.protocol === "https:" && target.protocol === "http:" && !isLoopback(target.hostname)) {
+  const loopback = /^(localhost|\[::1\]|127\.\d+\.\d+\.\d+)$/.test(target.hostname);
+  if (page.protocol === "https:" && target.protocol === "http:" && !loopback) {
     return `. This https page may not call an http URL (mixed content): use ${url.replace(/^http:/, "https:")}`;
   }
-  if (target.origin === page.origin) {
-    return ". The browser gives no reason: the server may be down or unreachable, or an extension or policy blocked the request; its console says which";
-  }
+  const cors =
+    target.origin === page.origin
+      ? ""
+      : ` the API may not allow this page's origin ${page.origin} (CORS: add it to the API's allowed ` +
+        "origins, corsAllowOrigins for the stack, PLANTS_CORS_ALLOW_ORIGINS for npm start),";
   return (
-    `. The browser gives no reason: the API may not allow this page's origin ${page.origin} (CORS: add it to ` +
-    "the API's allowed origins, corsAllowOrigins for the stack, PLANTS_CORS_ALLOW_ORIGINS for npm start), " +
-    "the server may be down or unreachable, or an extension or policy blocked the request; the browser's console says which"
+    `. The browser gives no reason:${cors} the server may be down or unreachable, or an extension or ` +
+    "policy blocked the request; the browser's console says which"
   );
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+/**
+ * What an answer other than 200 is: a PlantStoreError that `make` builds (a TokenEndpointError for the
+ * token endpoint's) with its status's kind, its request id and the Retry-After it asked for; a
+ * RetryableFailure around it when the status is worth another attempt. @internal
+ */
+export function failureOf<E extends PlantStoreError>(
+  answer: Response,
+  { mask, clock }: { mask: SecretMask; clock: Clock },
+  make: (status: number, details: PlantStoreErrorDetails) => E,
+): E | RetryableFailure {
+  const { status, headers } = answer;
+  const waitMs = retryAfterMs(headers, clock);
+  const retryAfterSeconds = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+  const failure = make(status, {
+    kind: kindOfStatus(status),
+    status,
+    retryAfterSeconds,
+    requestId: requestIdOf(headers, mask),
+  });
+  return RETRYABLE_STATUSES.has(status) ? new RetryableFailure(failure, waitMs) : failure;
 }
 
-/** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined when absent or unreadable. @internal */
-export function retryAfterMs(headers: Headers, clock: Clock): number | undefined {
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), or undefined when absent or unreadable. */
+function retryAfterMs(headers: Headers, clock: Clock): number | undefined {
   const value = headers.get("retry-after")?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
@@ -269,25 +260,17 @@ export function retryAfterMs(headers: Headers, clock: Clock): number | undefined
 }
 
 /** The request id an answer names (API Gateway's HTTP API or REST API header): the server's word, masked. @internal */
-export function maskedRequestId(headers: Headers, mask: SecretMask): string | undefined {
+export function requestIdOf(headers: Headers, mask: SecretMask): string | undefined {
   const requestId = headers.get("apigw-requestid") ?? headers.get("x-amzn-requestid") ?? undefined;
   return requestId === undefined ? undefined : mask.excerpt(requestId, 100);
 }
 
-/** Milliseconds as the whole seconds a PlantStoreError's retryAfterSeconds gives, rounded up. @internal */
-export function secondsOf(ms: number | undefined): number | undefined {
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
-}
-
 /** The JSON object a body holds, read by lossless-json (an int64 stays exact), or undefined. @internal */
-export function jsonObject(body: string): Record<string, unknown> | undefined {
-  let value: unknown;
+export function jsonObject(body: string): Record<string, unknown> {
   try {
-    value = parse(body, null, parseNumberAndBigInt);
-  } catch {
-    return undefined;
-  }
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+    const value = parse(body, null, parseNumberAndBigInt);
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {}
+  return {};
 }

@@ -12,29 +12,25 @@
 import { stringify } from "lossless-json";
 import createClient from "openapi-fetch";
 import { type Clock, systemClock } from "./clock.ts";
-import { kindOfStatus, PlantStoreError, TokenEndpointError } from "./errors.ts";
+import { PlantStoreError, TokenEndpointError } from "./errors.ts";
 import { type components, NEW_PLANT_PROPERTIES, PLANT_PROPERTIES, type paths } from "./generated/openapi.ts";
 import {
   type Endpoint,
   exchange,
   type FetchFunction,
+  failureOf,
   httpUrlOf,
   jsonObject,
-  maskedRequestId,
   NoAnswer,
-  retryAfterMs,
-  secondsOf,
+  requestIdOf,
   unlessAborted,
 } from "./http-exchange.ts";
 import { type PlantIdInput, plantIdFrom } from "./int64-id.ts";
-import type { SecretMask } from "./masking.ts";
+import type { RetryOptions } from "./retry.ts";
 import {
-  callSignalOf,
-  RETRYABLE_STATUSES,
-  RefusedToken,
   RetryableFailure,
-  type RetryOptions,
   RetryQuota,
+  refuseUnknownNames,
   requestWithRetries,
   retryPolicyFrom,
 } from "./retry.ts";
@@ -122,17 +118,19 @@ export interface PlantStoreClient {
 }
 
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
-  // A misspelt name (retries, maxAttempts out of retry) would be dropped, its setting silently the default.
-  const unknownOption = Object.keys(options).find((key) => !OPTION_NAMES.includes(key));
-  if (unknownOption !== undefined) {
-    throw new TypeError(
-      `unknown option '${unknownOption.slice(0, 64)}': createPlantStoreClient takes only ${OPTION_NAMES.join(", ")}`,
-    );
-  }
+  refuseUnknownNames(options, OPTION_NAMES, "createPlantStoreClient");
   const plantsUrl = plantsUrlFrom(options.baseUrl);
-  const context = clientContextFrom(options);
+  const context: TokenContext = {
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    policy: retryPolicyFrom(options.retry),
+    quota: new RetryQuota(),
+    // One that never aborts stands for none: every call's signal is then AbortSignal.any of two or one.
+    signal: options.signal ?? new AbortController().signal,
+  };
   const tokens = tokenSourceFor(options.credentials, context);
-  const endpoint: Endpoint = { what: `POST ${plantsUrl}`, option: "baseUrl", fetch: context.fetch };
+  const what = `POST ${plantsUrl}`;
   const api = createClient<paths>({
     baseUrl: plantsUrl.slice(0, -"/plants".length),
     bodySerializer: (body) => stringify(body) ?? "",
@@ -142,34 +140,40 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     plantsUrl,
     async createPlant(plant, callOptions = {}) {
       const body = wirePlant(plant); // a TypeError here, before any token or request
-      const call = callSignalOf(context.signal, callOptions.signal);
+      // AbortSignal.any holds no listener on the signals it joins: a client signal shared by many calls leaks none.
+      const signal = AbortSignal.any([context.signal, callOptions.signal ?? context.signal]);
       let outcomeUnknown = false;
-      const unanswered = () => {
-        outcomeUnknown = true;
-      };
       try {
-        call.throwIfAborted();
+        signal.throwIfAborted();
         const deadlineAt = context.clock.now() + context.policy.deadlineMs;
         // A token fetch is shared by the calls waiting for it: this one stops waiting, the fetch goes on.
-        const tokenFor = () => unlessAborted(tokens.token(deadlineAt), call);
+        const tokenFor = () => unlessAborted(tokens.token(deadlineAt), signal);
         let token = await tokenFor();
         let tokenReplaced = false;
-        const retryContext = { ...context, signal: call, what: endpoint.what, deadlineAt };
-        return await requestWithRetries(retryContext, async (signal) => {
-          const post = { api, endpoint, body, token, mask: tokens.mask, clock: context.clock };
-          const answer = await postPlant(post, signal, unanswered);
-          if (answer instanceof PlantStoreError) throw answer;
-          if (!(answer instanceof InvalidTokenAnswer)) return answer;
+        const post: Post = {
+          api,
+          body,
+          token: () => token,
+          endpoint: { what, option: "baseUrl", fetch: context.fetch, mask: tokens.mask },
+          clock: context.clock,
+          unanswered: () => {
+            outcomeUnknown = true;
+          },
           // The API refused the token itself (revoked, rotated): one new token, once, never a loop.
-          if (tokenReplaced || !tokens.replace(token)) throw answer.failure;
-          tokenReplaced = true;
-          throw new RefusedToken(answer.failure, async () => {
-            token = await tokenFor();
-          });
-        });
+          refused: () => {
+            if (tokenReplaced || !tokens.replace(token)) return undefined;
+            tokenReplaced = true;
+            return async () => {
+              token = await tokenFor();
+            };
+          },
+        };
+        return await requestWithRetries({ ...context, signal, what, deadlineAt }, (attemptSignal) =>
+          postPlant({ ...post, endpoint: { ...post.endpoint, mask: tokens.mask } }, attemptSignal),
+        );
       } catch (error) {
         // An abort is thrown with its reason as it is.
-        throw outcomeUnknown && !call.aborted ? withUnknownOutcome(error) : error;
+        throw outcomeUnknown && !signal.aborted ? withUnknownOutcome(error) : error;
       }
     },
   };
@@ -203,24 +207,8 @@ function withUnknownOutcome(error: unknown): unknown {
   const isToken = error instanceof TokenEndpointError;
   if (!isToken && (error.kind === "conflict" || error.kind === "invalid-request")) return error;
   // A new error rather than a longer message: a stack read before now holds the message it was made with.
-  const { kind, status, serverMessage, retryAfterSeconds, requestId, attempts } = error;
-  const details = { kind, status, serverMessage, retryAfterSeconds, requestId, attempts };
   const message = `${error.message}; the plant may have been stored: sending the same create again is safe (200 if it was)`;
-  return isToken
-    ? new TokenEndpointError(message, error.tokenUrl, error.oauthError, details)
-    : new PlantStoreError(message, details);
-}
-
-/** The options, with the global fetch, the system clock, Math.random and the default retries for those not given. */
-function clientContextFrom(options: PlantStoreClientOptions): TokenContext {
-  return {
-    fetch: options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init)),
-    clock: options.clock ?? systemClock,
-    random: options.random ?? Math.random,
-    policy: retryPolicyFrom(options.retry),
-    quota: new RetryQuota(),
-    signal: options.signal,
-  };
+  return isToken ? new TokenEndpointError(message, { ...error }) : new PlantStoreError(message, { ...error });
 }
 
 /** A gateway's answers that say the API gave it none in time: the POST may have been stored. */
@@ -230,72 +218,63 @@ interface Post {
   api: ReturnType<typeof createClient<paths>>;
   endpoint: Endpoint;
   body: Schemas["NewPlant"];
-  token: string;
-  mask: SecretMask;
+  token: () => string;
   clock: Clock;
+  /** Told when the POST may have reached the API without an answer telling its outcome. */
+  unanswered: () => void;
+  /** Asked when the API refused the token itself: what fetches a new one, or undefined when none can be had. */
+  refused: () => (() => Promise<void>) | undefined;
 }
 
 /**
- * One POST of the plant through openapi-fetch and what its answer means: the stored Plant,
- * InvalidTokenAnswer when the token itself was refused, a failure not worth another attempt (returned), or
- * a thrown RetryableFailure. `unanswered` is told when the POST may have reached the API without an answer
- * telling its outcome: it timed out, got no answer though a connection may have been made, or got a
- * gateway's 502 or 504.
+ * One POST of the plant through openapi-fetch: the stored Plant, or a thrown failure (a RetryableFailure
+ * when worth another attempt). The POST may have reached the API unanswered when it timed out, got no
+ * answer though a connection may have been made, or got a gateway's 502 or 504.
  */
-async function postPlant(
-  { api, endpoint, body, token, mask, clock }: Post,
-  signal: AbortSignal,
-  unanswered: () => void,
-): Promise<Plant | InvalidTokenAnswer | PlantStoreError> {
+async function postPlant(post: Post, signal: AbortSignal): Promise<Plant> {
+  const { endpoint, clock } = post;
   let text = "";
   let answer: Response;
   try {
-    ({ response: answer } = await api.POST("/plants", {
-      body,
-      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    ({ response: answer } = await post.api.POST("/plants", {
+      body: post.body,
+      headers: { authorization: `Bearer ${post.token()}`, accept: "application/json" },
       parseAs: "text",
       // The caller's fetch is given the URL, and the body as the text lossless-json wrote.
       fetch: async (request: Request) => {
         const init = { method: request.method, headers: request.headers, body: await request.text(), signal };
-        const response = await exchange(endpoint, request.url, init, mask);
+        const response = await exchange(endpoint, request.url, init);
         text = await response.clone().text();
         return response;
       },
     }));
   } catch (error) {
     // Its timeout (its signal aborted), no answer, or a gateway's failure whose body was lost.
-    const gatewayFailure = error instanceof PlantStoreError && GATEWAY_FAILURES.includes(error.status ?? 0);
-    if (signal.aborted || gatewayFailure || (error instanceof NoAnswer && !error.neverConnected))
-      unanswered();
+    const status = error instanceof PlantStoreError ? error.status : undefined;
+    const noAnswer = error instanceof NoAnswer && !error.neverConnected;
+    if (signal.aborted || noAnswer || GATEWAY_FAILURES.includes(status ?? 0)) post.unanswered();
     throw error;
   }
-  if (GATEWAY_FAILURES.includes(answer.status)) unanswered();
-  const requestId = maskedRequestId(answer.headers, mask);
+  if (GATEWAY_FAILURES.includes(answer.status)) post.unanswered();
   if (answer.status === 200) {
     const plant = plantFrom(text);
     if (plant) return plant;
     throw new PlantStoreError(`${endpoint.what} answered 200 with a body that is not a Plant`, {
       kind: "unexpected-answer",
       status: 200,
-      requestId,
+      requestId: requestIdOf(answer.headers, endpoint.mask),
     });
   }
-  const waitMs = retryAfterMs(answer.headers, clock);
-  const { message } = jsonObject(text) ?? {};
-  const serverMessage = mask.excerpt(typeof message === "string" ? message : text) || undefined;
-  const failure = new PlantStoreError(
-    `${endpoint.what} answered ${answer.status}: ${serverMessage ?? "(no message)"}`,
-    {
-      kind: kindOfStatus(answer.status),
-      status: answer.status,
-      serverMessage,
-      retryAfterSeconds: secondsOf(waitMs),
-      requestId,
-    },
-  );
-  if (answer.status === 401 && isInvalidToken(answer.headers)) return new InvalidTokenAnswer(failure);
-  if (!RETRYABLE_STATUSES.has(answer.status)) return failure;
-  throw new RetryableFailure(failure, waitMs);
+  const { message } = jsonObject(text);
+  const serverMessage = endpoint.mask.excerpt(typeof message === "string" ? message : text) || undefined;
+  const failure = failureOf(answer, { mask: endpoint.mask, clock }, (status, details) => {
+    const said = serverMessage ?? "(no message)";
+    return new PlantStoreError(`${endpoint.what} answered ${status}: ${said}`, { ...details, serverMessage });
+  });
+  const newToken = answer.status === 401 && isInvalidToken(answer.headers) ? post.refused() : undefined;
+  if (newToken && failure instanceof PlantStoreError)
+    throw new RetryableFailure(failure, undefined, newToken);
+  throw failure;
 }
 
 /**
@@ -304,7 +283,6 @@ async function postPlant(
  */
 function plantFrom(text: string): Plant | undefined {
   const value = jsonObject(text);
-  if (value === undefined) return undefined;
   const plant: Record<string, unknown> = {};
   for (const [name, required] of Object.entries(PLANT_PROPERTIES)) {
     if (value[name] !== undefined) plant[name] = value[name];
@@ -314,10 +292,6 @@ function plantFrom(text: string): Plant | undefined {
 }
 
 /** A 401 whose challenge says the token itself was refused (RFC 6750 `error="invalid_token"`). */
-class InvalidTokenAnswer {
-  constructor(readonly failure: PlantStoreError) {}
-}
-
 function isInvalidToken(headers: Headers): boolean {
   return /\berror\s*=\s*"?invalid_token"?/i.test(headers.get("www-authenticate") ?? "");
 }

@@ -4,11 +4,10 @@
  * the request was sent) is tried again, in the shape of the AWS SDKs' standard mode: few attempts,
  * full-jitter backoff or the server's longer Retry-After (capped), all inside one deadline, each attempt
  * with its own timeout, and a retry quota per client: in an outage its calls soon stop retrying and fail
- * at once, instead of tripling the load on a struggling service. The client's own loop: it ships nothing
- * of the function's. A redirect, a refusal and a 500 are not retried: sending again would get the same
- * answer.
+ * at once, instead of tripling the load on a struggling service. A redirect, a refusal and a 500 are not
+ * retried: sending again would get the same answer.
  */
-import { type Clock, sleep, timeoutReason } from "./clock.ts";
+import { type Clock, sleep } from "./clock.ts";
 import { PlantStoreError } from "./errors.ts";
 
 export interface RetryOptions {
@@ -48,18 +47,25 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 5
 /** The longest wait a timer keeps (2^31 − 1 ms, 24.8 days): Node and browsers fire a longer one at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * A TypeError for a name of `given` that `known` lacks: a misspelt one (retries, retry.maxAttempt) would
+ * otherwise be dropped, its setting silently the default. @internal
+ */
+export function refuseUnknownNames(given: object, known: string[], what: string, prefix = ""): void {
+  const unknown = Object.keys(given).find((key) => !known.includes(key));
+  if (unknown === undefined) return;
+  const name = `${prefix}${unknown.slice(0, 64)}`;
+  throw new TypeError(`unknown option '${name}': ${what} takes only ${known.join(", ")}`);
+}
+
 /** @internal */
 export function retryPolicyFrom(options: RetryOptions = {}): RetryPolicy {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new TypeError(`retry must be an object such as { maxAttempts: 3 }, got ${JSON.stringify(options)}`);
   }
+  refuseUnknownNames(options, Object.keys(DEFAULT_RETRY_POLICY), "retry", "retry.");
   const policy = { ...DEFAULT_RETRY_POLICY };
-  const names = Object.keys(DEFAULT_RETRY_POLICY);
   for (const [key, value] of Object.entries(options) as [keyof RetryPolicy, number | undefined][]) {
-    // A misspelt name (maxAttempt) would otherwise be dropped, its setting silently the default.
-    if (!names.includes(key)) {
-      throw new TypeError(`unknown option 'retry.${key.slice(0, 64)}': retry takes only ${names.join(", ")}`);
-    }
     if (value === undefined) continue;
     // No time at all for an attempt or a call would fail every call before it is sent.
     const least = key === "attemptTimeoutMs" || key === "deadlineMs" ? 1 : 0;
@@ -89,37 +95,30 @@ const NO_RETRY_REFUND = 1;
  * @internal
  */
 export class RetryQuota {
-  #available = RETRY_QUOTA_CAPACITY;
+  available = RETRY_QUOTA_CAPACITY;
 
   tryTake(cost: number): boolean {
-    if (this.#available < cost) return false;
-    this.#available -= cost;
+    if (this.available < cost) return false;
+    this.available -= cost;
     return true;
   }
 
   refund(amount: number): void {
-    this.#available = Math.min(RETRY_QUOTA_CAPACITY, this.#available + amount);
+    this.available = Math.min(RETRY_QUOTA_CAPACITY, this.available + amount);
   }
 }
 
-/** A failure worth another attempt after a wait: what the caller hears if it is the last. @internal */
+/**
+ * A failure worth another attempt: what the caller hears if it is the last. The next attempt waits the
+ * backoff, or the server's Retry-After (`retryAfterMs`) when longer; or, when the API refused the token
+ * itself, goes at once once `getNewToken` has fetched another (no fault of the service: no wait, no
+ * quota). @internal
+ */
 export class RetryableFailure {
   constructor(
     readonly failure: PlantStoreError,
-    /** The wait the answer asked for (Retry-After), instead of the backoff. */
     readonly retryAfterMs?: number | undefined,
-  ) {}
-}
-
-/**
- * The API refused the token itself: the next attempt goes at once with a new one, which `getNewToken`
- * fetches first (before the attempt's own timeout starts). No fault of the service: no wait, no quota.
- * @internal
- */
-export class RefusedToken {
-  constructor(
-    readonly failure: PlantStoreError,
-    readonly getNewToken: () => Promise<void>,
+    readonly getNewToken?: () => Promise<void>,
   ) {}
 }
 
@@ -131,8 +130,8 @@ export interface RetryContext {
   random: () => number;
   /** Shared by every call of one client; a retry whose cost it cannot pay is not made. */
   quota: RetryQuota;
-  /** The call's own signal (callSignalOf): aborting it stops at once, with its reason, never retried. */
-  signal?: AbortSignal | undefined;
+  /** The call's own signal (AbortSignal.any of the client's and the call's): it stops at once, never retried. */
+  signal: AbortSignal;
   /** When the call must be over (clock time). */
   deadlineAt: number;
   /** What is being called, for the timeout message (e.g. "POST http://…/plants"). */
@@ -140,45 +139,51 @@ export interface RetryContext {
 }
 
 /**
- * Runs `attempt` until it gives its value, throws anything but a RetryableFailure or a RefusedToken, or
- * the attempts, the deadline or the quota run out; then throws the last failure. Every request sent is an
- * attempt. Each PlantStoreError thrown says how many were sent. `attempt` gets a signal that aborts when
- * its own timeout (or the deadline) passes or the call's signal aborts; whatever it throws once its
- * timeout has passed is a retryable timeout. @internal
+ * Runs `attempt` until it gives its value, throws anything but a RetryableFailure, or the attempts, the
+ * deadline or the quota run out; then throws the last failure, which says how many requests were sent.
+ * `attempt` gets a signal that aborts when its own timeout (or the deadline) passes or the call's signal
+ * aborts; whatever it throws once its timeout has passed is a retryable timeout. @internal
  */
 export async function requestWithRetries<T>(
   context: RetryContext,
-  attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
+  attempt: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const { policy, clock, random, quota, signal, deadlineAt, what } = context;
   let lastFailure: PlantStoreError | undefined;
-  let lastRetryCost: number | undefined;
+  let lastRetryCost = NO_RETRY_REFUND;
   let retriesWaited = 0;
-  for (let attemptNumber = 1; ; attemptNumber++) {
-    signal?.throwIfAborted();
+  for (let attempts = 1; ; attempts++) {
+    signal.throwIfAborted();
     const leftMs = Math.floor(deadlineAt - clock.now());
-    if (leftMs < 1) throw lastFailure ?? deadlinePassed(what, policy.deadlineMs);
+    if (leftMs < 1) {
+      throw (
+        lastFailure ??
+        new PlantStoreError(`${what}: not sent, the call's deadline of ${policy.deadlineMs} ms had passed`, {
+          kind: "timeout",
+          attempts: 0,
+        })
+      );
+    }
     let result: T;
     try {
-      result = await limitedAttempt(context, leftMs, (attemptSignal) =>
-        attempt(attemptSignal, attemptNumber),
-      );
+      result = await limitedAttempt(context, Math.min(policy.attemptTimeoutMs, leftMs), attempt);
     } catch (thrown) {
-      if (signal?.aborted) throw signal.reason;
-      const failure = countedAs(thrown, attemptNumber);
-      if (!(failure instanceof RetryableFailure || failure instanceof RefusedToken)) throw failure;
-      lastFailure = failure.failure;
-      if (attemptNumber >= policy.maxAttempts) throw lastFailure;
-      if (failure instanceof RefusedToken) {
-        await failure.getNewToken();
+      if (signal.aborted) throw signal.reason;
+      const failure = thrown instanceof RetryableFailure ? thrown.failure : thrown;
+      if (failure instanceof PlantStoreError) (failure as { attempts: number }).attempts = attempts;
+      if (!(thrown instanceof RetryableFailure)) throw thrown;
+      lastFailure = thrown.failure;
+      if (attempts >= policy.maxAttempts) throw lastFailure;
+      if (thrown.getNewToken) {
+        await thrown.getNewToken();
         continue;
       }
       // As the AWS SDKs' standard mode: the server's Retry-After (capped) when it asks for longer than the
       // jittered backoff, never less (a Retry-After of 0, or a date already past, is no burst of retries).
       const backoffMs = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retriesWaited);
-      const delayMs = Math.max(backoffMs, Math.min(failure.retryAfterMs ?? 0, policy.maxRetryAfterMs));
+      const delayMs = Math.max(backoffMs, Math.min(thrown.retryAfterMs ?? 0, policy.maxRetryAfterMs));
       if (clock.now() + delayMs >= deadlineAt) throw lastFailure;
-      const cost = failure.failure.kind === "throttled" ? THROTTLED_RETRY_COST : FAULT_RETRY_COST;
+      const cost = lastFailure.kind === "throttled" ? THROTTLED_RETRY_COST : FAULT_RETRY_COST;
       if (!quota.tryTake(cost)) throw lastFailure;
       lastRetryCost = cost;
       retriesWaited++;
@@ -186,57 +191,32 @@ export async function requestWithRetries<T>(
       continue;
     }
     // The caller gave up while the attempt succeeded: it hears its abort, as it would a moment later.
-    signal?.throwIfAborted();
-    quota.refund(lastRetryCost ?? NO_RETRY_REFUND);
+    signal.throwIfAborted();
+    quota.refund(lastRetryCost);
     return result;
   }
 }
 
 /**
- * A call's own signal, which its attempts and waits listen to: aborted with the reason of the first of
- * `signals` to abort (the client's, the caller's for this call). AbortSignal.any holds no listener on them,
- * so one signal shared by many calls leaks none. @internal
- */
-export function callSignalOf(...signals: (AbortSignal | undefined)[]): AbortSignal {
-  return AbortSignal.any(signals.filter((signal) => signal !== undefined));
-}
-
-/**
- * One attempt, its signal aborted at its timeout (or the deadline, `leftMs` away) or with the caller's
- * signal; what it throws once its own timeout passed is that timeout, a RetryableFailure.
+ * One attempt, its signal aborted at `timeoutMs` or with the call's signal; what it throws once its own
+ * timeout passed is that timeout, a RetryableFailure.
  */
 async function limitedAttempt<T>(
-  { policy, clock, signal, what }: RetryContext,
-  leftMs: number,
+  { clock, signal, what }: RetryContext,
+  timeoutMs: number,
   attempt: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const timeoutMs = Math.min(policy.attemptTimeoutMs, leftMs);
   const timeout = new AbortController();
-  const cancelTimer = clock.setTimer(() => timeout.abort(timeoutReason(timeoutMs)), timeoutMs);
+  const reason = new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError");
+  const cancelTimer = clock.setTimer(() => timeout.abort(reason), timeoutMs);
   try {
-    return await attempt(callSignalOf(signal, timeout.signal));
+    return await attempt(AbortSignal.any([signal, timeout.signal]));
   } catch (error) {
-    if (!signal?.aborted && timeout.signal.aborted) {
-      const reason = (timeout.signal.reason as Error).message;
-      throw new RetryableFailure(new PlantStoreError(`${what}: ${reason}`, { kind: "timeout" }));
+    if (!signal.aborted && timeout.signal.aborted) {
+      throw new RetryableFailure(new PlantStoreError(`${what}: ${reason.message}`, { kind: "timeout" }));
     }
     throw error;
   } finally {
     cancelTimer();
   }
-}
-
-/** The failure, its PlantStoreError saying it came of the request numbered `attempts`. */
-function countedAs(error: unknown, attempts: number): unknown {
-  const failure = error instanceof RetryableFailure || error instanceof RefusedToken ? error.failure : error;
-  if (failure instanceof PlantStoreError) (failure as { attempts: number }).attempts = attempts;
-  return error;
-}
-
-/** The call's deadline passed before its first request could be sent (spent getting a token, say). */
-function deadlinePassed(what: string, deadlineMs: number): PlantStoreError {
-  return new PlantStoreError(`${what}: not sent, the call's deadline of ${deadlineMs} ms had passed`, {
-    kind: "timeout",
-    attempts: 0,
-  });
 }

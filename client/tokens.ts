@@ -6,27 +6,18 @@
  * retried within the call's deadline; and its failures are PlantStoreErrors with the secret masked.
  */
 import * as oauth from "oauth4webapi";
-import type { Clock } from "./clock.ts";
-import { kindOfStatus, PlantStoreError, type PlantStoreErrorDetails, TokenEndpointError } from "./errors.ts";
+import { PlantStoreError, TokenEndpointError } from "./errors.ts";
 import {
-  type Endpoint,
   exchange,
   type FetchFunction,
+  failureOf,
   httpUrlOf,
   jsonObject,
-  maskedRequestId,
-  retryAfterMs,
-  secondsOf,
+  requestIdOf,
   unlessAborted,
 } from "./http-exchange.ts";
 import { basicCredentialForms, SecretMask } from "./masking.ts";
-import {
-  callSignalOf,
-  RETRYABLE_STATUSES,
-  RetryableFailure,
-  type RetryContext,
-  requestWithRetries,
-} from "./retry.ts";
+import { type RetryContext, requestWithRetries } from "./retry.ts";
 
 /** An app client's credentials (Cognito's, or `<data dir>/client.json` of `npm start`). */
 export interface ClientCredentials {
@@ -81,6 +72,22 @@ export const MAX_LIFETIME_MS = 24 * 60 * 60_000;
 export const EXPIRY_MARGIN_MS = 60_000;
 /** How many of the last tokens handed out are masked: a server may echo an older one. */
 const MASKED_TOKENS = 8;
+/** Milliseconds since the epoch before which an expiresAt is taken for seconds (a JWT's `exp`): 2001-09-09. */
+const EARLIEST_EXPIRY_MS = 1e12;
+
+/**
+ * A bearer token as RFC 6750 §2.1 writes it (b64token), which the API's Authorization header takes: any
+ * other would be refused by the API, or by fetch before sending (a line break).
+ */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const NOT_A_BEARER_TOKEN =
+  "is not a bearer token (RFC 6750: letters, digits and -._~+/, then any = signs); it is not shown";
+
+/** A token and when it expires (clock time), when that is known. */
+interface Granted {
+  token: string;
+  expiresAt?: number | undefined;
+}
 
 /** @internal */
 export function tokenSourceFor(credentials: Credentials, context: TokenContext): TokenSource {
@@ -90,8 +97,8 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
   if ("token" in credentials) {
     const { token } = credentials;
     if (typeof token === "function") {
-      return new CachedTokens(context.clock, new SecretMask(), (deadlineAt) =>
-        askTokenFunction(token, deadlineAt, context.clock, context.signal),
+      return cachedTokens(context, new SecretMask(), (deadlineAt) =>
+        askTokenFunction(token, deadlineAt, context),
       );
     }
     if (typeof token !== "string" || token === "") {
@@ -111,63 +118,47 @@ export function tokenSourceFor(credentials: Credentials, context: TokenContext):
   }
   const { clientId, clientSecret } = credentials;
   const secretMask = new SecretMask([clientSecret], basicCredentialForms(clientId, clientSecret));
-  const tokens: CachedTokens = new CachedTokens(context.clock, secretMask, (deadlineAt) =>
+  const tokens = cachedTokens(context, secretMask, (deadlineAt) =>
     grantedToken(credentials, context, tokens.mask, deadlineAt),
   );
   return tokens;
 }
 
-/** A token and when it expires (clock time), when that is known. */
-interface Granted {
-  token: string;
-  expiresAt: number | undefined;
-}
-
 /** Tokens kept until shortly before they expire, one fetch at a time for every caller. */
-class CachedTokens implements TokenSource {
-  #mask: SecretMask;
-  #recent: string[] = [];
-  #cached: { token: string; refreshAt: number } | undefined;
-  #inFlight: Promise<string> | undefined;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly baseMask: SecretMask,
-    private readonly fetchToken: (deadlineAt: number) => Promise<Granted>,
-  ) {
-    this.#mask = baseMask;
-  }
-
-  get mask(): SecretMask {
-    return this.#mask;
-  }
-
-  async token(deadlineAt: number): Promise<string> {
-    const cached = this.#cached;
-    if (cached !== undefined && this.clock.now() < cached.refreshAt) return cached.token;
-    // One fetch in flight at a time: concurrent callers all wait for it. It ends by the deadline of the
-    // call that started it, which (one client, one deadlineMs) is before the deadline of any that joined.
-    this.#inFlight ??= this.#fetch(deadlineAt).finally(() => {
-      this.#inFlight = undefined;
-    });
-    return this.#inFlight;
-  }
-
-  replace(token: string): boolean {
-    if (this.#cached?.token === token) this.#cached = undefined;
-    return true;
-  }
-
-  async #fetch(deadlineAt: number): Promise<string> {
-    const askedAt = this.clock.now();
-    const { token, expiresAt } = await this.fetchToken(deadlineAt);
-    if (!this.#recent.includes(token)) {
-      this.#recent = [...this.#recent, token].slice(-MASKED_TOKENS);
-      this.#mask = this.baseMask.with(...this.#recent);
-    }
-    this.#cached = { token, refreshAt: refreshTime(askedAt, expiresAt) };
-    return token;
-  }
+function cachedTokens(
+  { clock }: TokenContext,
+  baseMask: SecretMask,
+  fetchToken: (deadlineAt: number) => Promise<Granted>,
+): TokenSource {
+  let recent: string[] = [];
+  let cached: { token: string; refreshAt: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+  const source = {
+    mask: baseMask,
+    replace(token: string) {
+      if (cached?.token === token) cached = undefined;
+      return true;
+    },
+    async token(deadlineAt: number) {
+      if (cached !== undefined && clock.now() < cached.refreshAt) return cached.token;
+      // One fetch in flight at a time: concurrent callers all wait for it. It ends by the deadline of the
+      // call that started it, which (one client, one deadlineMs) is before the deadline of any that joined.
+      inFlight ??= (async () => {
+        const askedAt = clock.now();
+        const { token, expiresAt } = await fetchToken(deadlineAt);
+        if (!recent.includes(token)) {
+          recent = [...recent, token].slice(-MASKED_TOKENS);
+          source.mask = baseMask.with(...recent);
+        }
+        cached = { token, refreshAt: refreshTime(askedAt, expiresAt) };
+        return token;
+      })().finally(() => {
+        inFlight = undefined;
+      });
+      return inFlight;
+    },
+  };
+  return source;
 }
 
 /**
@@ -183,48 +174,29 @@ function refreshTime(askedAt: number, expiresAt: number | undefined): number {
   return askedAt + lifetimeMs - Math.min(EXPIRY_MARGIN_MS, Math.abs(lifetimeMs) / 10);
 }
 
-/** Milliseconds since the epoch before which an expiresAt is taken for seconds (a JWT's `exp`): 2001-09-09. */
-const EARLIEST_EXPIRY_MS = 1e12;
-
 /**
- * What the caller's token function gives, or a PlantStoreError once the call's deadline passes first, or
- * the client's abort reason as soon as its signal aborts (the function is not asked once it has).
+ * What the caller's token function gives, checked: a non-empty string, or { token, expiresAt? }. A
+ * PlantStoreError once the call's deadline passes first, or the client's abort reason as soon as its
+ * signal aborts (the function is not asked once it has).
  */
 async function askTokenFunction(
   ask: () => TokenFunctionResult | Promise<TokenFunctionResult>,
   deadlineAt: number,
-  clock: Clock,
-  signal: AbortSignal | undefined,
+  { clock, signal }: TokenContext,
 ): Promise<Granted> {
-  signal?.throwIfAborted();
+  signal.throwIfAborted();
   const leftMs = Math.max(0, Math.floor(deadlineAt - clock.now()));
   const deadline = new AbortController();
   const message = `the token function gave no token within ${leftMs} ms, what was left of the call's deadline`;
-  const cancel = clock.setTimer(
-    () => deadline.abort(new PlantStoreError(message, { kind: "timeout", attempts: 0 })),
-    leftMs,
-  );
+  const timeout = new PlantStoreError(message, { kind: "timeout", attempts: 0 });
+  const cancel = clock.setTimer(() => deadline.abort(timeout), leftMs);
+  let given: unknown;
   try {
-    const asked = Promise.resolve().then(ask);
-    return grantedByFunction(await unlessAborted(asked, callSignalOf(signal, deadline.signal)));
+    given = await unlessAborted(Promise.resolve().then(ask), AbortSignal.any([signal, deadline.signal]));
   } finally {
     cancel();
   }
-}
-
-/**
- * A bearer token as RFC 6750 §2.1 writes it (b64token), which the API's Authorization header takes: any
- * other would be refused by the API, or by fetch before sending (a line break).
- */
-const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const NOT_A_BEARER_TOKEN =
-  "is not a bearer token (RFC 6750: letters, digits and -._~+/, then any = signs); it is not shown";
-
-/** The token function's answer, checked: a non-empty string, or { token, expiresAt? }. */
-function grantedByFunction(given: unknown): Granted {
-  const { token, expiresAt } = (
-    typeof given === "string" ? { token: given } : typeof given === "object" && given !== null ? given : {}
-  ) as {
+  const { token, expiresAt } = (typeof given === "string" ? { token: given } : (given ?? {})) as {
     token?: unknown;
     expiresAt?: unknown;
   };
@@ -232,12 +204,11 @@ function grantedByFunction(given: unknown): Granted {
     throw new TypeError("the token function gave no token: give a non-empty string, or { token, expiresAt }");
   }
   if (!BEARER_TOKEN.test(token)) throw new TypeError(`the token function's token ${NOT_A_BEARER_TOKEN}`);
-  if (expiresAt === undefined) return { token, expiresAt: undefined };
   const at = expiresAt instanceof Date ? expiresAt.getTime() : expiresAt;
-  if (typeof at !== "number" || !Number.isFinite(at)) {
+  if (at !== undefined && (typeof at !== "number" || !Number.isFinite(at))) {
     throw new TypeError("the token function's expiresAt must be a Date or milliseconds since the epoch");
   }
-  if (at < EARLIEST_EXPIRY_MS) {
+  if (at !== undefined && at < EARLIEST_EXPIRY_MS) {
     throw new TypeError(
       `the token function's expiresAt ${at} looks like seconds (a JWT's exp): give milliseconds (exp * 1000) or a Date`,
     );
@@ -248,7 +219,8 @@ function grantedByFunction(given: unknown): Granted {
 /**
  * A token of the client-credentials grant, from the token URL itself (never a redirect's target): the
  * request and the check of a 200 are oauth4webapi's (HTTP Basic of the form-encoded id and secret, RFC
- * 6749 §2.3.1; a Bearer token), the retries and the failures' words ours.
+ * 6749 §2.3.1; a Bearer token), the retries and the failures' words ours. A timeout, a redirect or no
+ * answer is a TokenEndpointError too, for `instanceof`.
  */
 async function grantedToken(
   { tokenUrl, clientId, clientSecret, scope }: ClientCredentials,
@@ -257,100 +229,67 @@ async function grantedToken(
   deadlineAt: number,
 ): Promise<Granted> {
   const what = `token endpoint ${tokenUrl}`;
-  const endpoint: Endpoint = { what, option: "credentials.tokenUrl", fetch: context.fetch };
   const server = { issuer: new URL(tokenUrl).origin, token_endpoint: tokenUrl };
   const client = { client_id: clientId };
-  const parameters: Record<string, string> = scope === undefined ? {} : { scope };
   try {
     // The client's signal alone: the calls waiting for this token may each give up, but not it for them.
-    const retryContext = { ...context, what, deadlineAt };
-    return await requestWithRetries(retryContext, async (signal) => {
+    return await requestWithRetries({ ...context, what, deadlineAt }, async (signal) => {
       const requestedAt = context.clock.now();
+      const endpoint = { what, option: "credentials.tokenUrl", fetch: context.fetch, mask: knownMask };
       const answer = await oauth.clientCredentialsGrantRequest(
         server,
         client,
         oauth.ClientSecretBasic(clientSecret),
-        parameters,
+        scope === undefined ? {} : { scope },
         {
           signal,
           [oauth.allowInsecureRequests]: true, // http: is refused or taken by httpUrlOf, as baseUrl is
-          [oauth.customFetch]: (url, init) =>
-            exchange(endpoint, url, { ...init, body: String(init.body) }, knownMask),
+          [oauth.customFetch]: (url, init) => exchange(endpoint, url, { ...init, body: String(init.body) }),
         },
       );
-      const fields = jsonObject(await answer.clone().text()) ?? {};
+      const fields = jsonObject(await answer.clone().text());
       // A token in the answer, granted or not, is one to hide as well.
       const given = fields.access_token;
       const mask = typeof given === "string" && given !== "" ? knownMask.with(given) : knownMask;
-      if (answer.status !== 200) throw refusalOf(answer, fields, what, tokenUrl, mask, context.clock);
+      // The OAuth `error` and `error_description` (RFC 6749 §5.2), read here: the library reads none
+      // behind a 401's `WWW-Authenticate` challenge.
+      const words = (field: string, maxLength?: number) =>
+        typeof fields[field] === "string" ? mask.excerpt(fields[field], maxLength) : undefined;
+      if (answer.status !== 200) {
+        throw failureOf(answer, { mask, clock: context.clock }, (status, details) => {
+          const [oauthError, serverMessage] = [words("error", 100), words("error_description")];
+          const said = `${oauthError ?? "without an OAuth error"}${serverMessage ? `: ${serverMessage}` : ""}`;
+          return new TokenEndpointError(`${what} answered ${status} ${said}`, {
+            ...details,
+            serverMessage,
+            tokenUrl,
+            oauthError,
+          });
+        });
+      }
       const unexpected = (reason: string) =>
-        new TokenEndpointError(`${what} answered 200 ${reason}`, tokenUrl, undefined, {
+        new TokenEndpointError(`${what} answered 200 ${reason}`, {
           kind: "unexpected-answer",
           status: 200,
-          requestId: maskedRequestId(answer.headers, mask),
+          requestId: requestIdOf(answer.headers, mask),
+          tokenUrl,
         });
       let granted: oauth.TokenEndpointResponse;
       try {
         granted = await oauth.processClientCredentialsResponse(server, client, answer);
       } catch (error) {
         // The library's words on what the 200 lacks, never its error (whose cause holds the body it read).
-        throw unexpected(
-          `with no Bearer token: ${mask.excerpt(error instanceof Error ? error.message : String(error))}`,
-        );
+        const reason = mask.excerpt(error instanceof Error ? error.message : String(error));
+        throw unexpected(`with no Bearer token: ${reason}`);
       }
       if (!BEARER_TOKEN.test(granted.access_token))
         throw unexpected("with a token that is not a bearer token");
-      const lifetimeMs =
-        (granted.expires_in ?? 0) >= 1 ? Math.floor(granted.expires_in ?? 0) * 1000 : undefined;
-      return {
-        token: granted.access_token,
-        expiresAt: lifetimeMs === undefined ? undefined : requestedAt + Math.min(lifetimeMs, MAX_LIFETIME_MS),
-      };
+      const lifetimeMs = Math.floor(granted.expires_in ?? 0) * 1000;
+      const expiresAt = lifetimeMs >= 1000 ? requestedAt + Math.min(lifetimeMs, MAX_LIFETIME_MS) : undefined;
+      return { token: granted.access_token, expiresAt };
     });
   } catch (error) {
-    throw asTokenEndpointError(error, tokenUrl);
+    if (!(error instanceof PlantStoreError) || error instanceof TokenEndpointError) throw error;
+    throw new TokenEndpointError(error.message, { ...error, tokenUrl });
   }
-}
-
-/**
- * The failure a token endpoint's answer other than 200 is (a RetryableFailure when worth another attempt),
- * with its OAuth `error` and `error_description` (RFC 6749 §5.2) masked: read here, since the library
- * reads none behind a 401's `WWW-Authenticate` challenge.
- */
-function refusalOf(
-  answer: Response,
-  fields: Record<string, unknown>,
-  what: string,
-  tokenUrl: string,
-  mask: SecretMask,
-  clock: Clock,
-): TokenEndpointError | RetryableFailure {
-  const text = (field: string, maxLength?: number) => {
-    const value = fields[field];
-    return typeof value === "string" ? mask.excerpt(value, maxLength) : undefined;
-  };
-  const [oauthError, description] = [text("error", 100), text("error_description")];
-  const waitMs = retryAfterMs(answer.headers, clock);
-  const details: PlantStoreErrorDetails = {
-    kind: kindOfStatus(answer.status),
-    status: answer.status,
-    serverMessage: description,
-    requestId: maskedRequestId(answer.headers, mask),
-    retryAfterSeconds: secondsOf(waitMs),
-  };
-  const failure = new TokenEndpointError(
-    `${what} answered ${answer.status} ${oauthError ?? "without an OAuth error"}${description ? `: ${description}` : ""}`,
-    tokenUrl,
-    oauthError,
-    details,
-  );
-  return RETRYABLE_STATUSES.has(answer.status) ? new RetryableFailure(failure, waitMs) : failure;
-}
-
-/** A timeout, a redirect or no answer is the token endpoint's too: say so in the class, for `instanceof`. */
-function asTokenEndpointError(error: unknown, tokenUrl: string): unknown {
-  if (error instanceof PlantStoreError && !(error instanceof TokenEndpointError)) {
-    return new TokenEndpointError(error.message, tokenUrl, undefined, error);
-  }
-  return error;
 }
