@@ -48,38 +48,24 @@ export class SecretMask {
   excerpt(text: string, maxLength = 200): string {
     // What lies past the cut is never shown, but may finish a run that starts before it.
     const window = text.slice(0, maxLength + this.#longest);
-    const hidden = this.#hiddenRanges(window);
-    let result = "";
-    let at = 0;
-    for (const [start, end] of hidden) {
-      if (start >= maxLength) break;
-      result += window.slice(at, start) + REDACTED;
-      at = end;
-    }
-    if (at < maxLength) result += window.slice(at, maxLength);
-    return text.length > maxLength ? `${result}…` : result;
-  }
-
-  /** The [start, end) ranges of `text` that hold a credential's form or a run of one, merged, in order. */
-  #hiddenRanges(text: string): [number, number][] {
-    const folding = folded(text);
-    const hidden = new Uint8Array(text.length);
-    const hide = (start: number, length: number) => hidden.fill(1, start, start + length);
+    const folding = folded(window);
+    const hidden = new Uint8Array(window.length);
     for (let start = 0; start + MIN_MASKED_RUN <= folding.length; start++) {
-      if (this.#runs.has(folding.slice(start, start + MIN_MASKED_RUN))) hide(start, MIN_MASKED_RUN);
+      if (this.#runs.has(folding.slice(start, start + MIN_MASKED_RUN))) {
+        hidden.fill(1, start, start + MIN_MASKED_RUN);
+      }
     }
     for (const form of this.#shortForms) {
-      for (let at = folding.indexOf(form); at !== -1; at = folding.indexOf(form, at + 1))
-        hide(at, form.length);
+      for (let at = folding.indexOf(form); at !== -1; at = folding.indexOf(form, at + 1)) {
+        hidden.fill(1, at, at + form.length);
+      }
     }
-    const ranges: [number, number][] = [];
-    for (let index = 0; index < hidden.length; index++) {
-      if (!hidden[index]) continue;
-      const last = ranges.at(-1);
-      if (last && last[1] === index) last[1] = index + 1;
-      else ranges.push([index, index + 1]);
+    let result = "";
+    for (let at = 0; at < Math.min(maxLength, window.length); at++) {
+      if (!hidden[at]) result += window[at];
+      else if (!hidden[at - 1]) result += REDACTED;
     }
-    return ranges;
+    return text.length > maxLength ? `${result}…` : result;
   }
 }
 
