@@ -118,7 +118,8 @@ export function writeHttpApiResult(response: ServerResponse, result: HttpApiResu
 
 /**
  * The headers API Gateway adds to every request it passes on: the client's address appended to
- * X-Forwarded-For, the port and scheme it came in on (443 and https in AWS), and a fresh X-Ray trace id.
+ * X-Forwarded-For, the port and scheme it came in on (443 and https in AWS), and a fresh X-Ray trace id
+ * (`1-<8 hex: epoch seconds>-<24 random hex>`), as API Gateway starts a trace.
  */
 function addForwardingHeaders(headers: Record<string, string>, request: IncomingMessage, sourceIp: string) {
   headers["x-forwarded-for"] = headers["x-forwarded-for"]
@@ -126,15 +127,8 @@ function addForwardingHeaders(headers: Record<string, string>, request: Incoming
     : sourceIp;
   headers["x-forwarded-port"] = String(request.socket.localPort ?? "");
   headers["x-forwarded-proto"] = "http";
-  headers["x-amzn-trace-id"] = `Root=${newTraceRoot()}`;
-}
-
-/** A fresh X-Ray trace id, `1-<8 hex: epoch seconds>-<24 random hex>`, as API Gateway starts a trace. */
-function newTraceRoot(): string {
-  const epochHex = Math.floor(Date.now() / 1000)
-    .toString(16)
-    .padStart(8, "0");
-  return `1-${epochHex}-${randomBytes(12).toString("hex")}`;
+  const epochHex = Math.floor(Date.now() / 1000).toString(16);
+  headers["x-amzn-trace-id"] = `Root=1-${epochHex.padStart(8, "0")}-${randomBytes(12).toString("hex")}`;
 }
 
 /** The media types API Gateway passes as text; any other body (or one without a type) arrives base64-encoded. */
@@ -155,11 +149,8 @@ function queryParameters(rawQueryString: string): Record<string, string> | undef
   return parameters;
 }
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
 /** requestContext.time is in the access-log format: 22/Nov/2026:10:30:00 +0000. */
 function accessLogTime(date: Date): string {
-  const two = (value: number) => String(value).padStart(2, "0");
-  const day = `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}`;
-  return `${day}:${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
+  const [, day, month, year, time] = date.toUTCString().split(" "); // Sun, 22 Nov 2026 10:30:00 GMT
+  return `${day}/${month}/${year}:${time} +0000`;
 }
