@@ -20,9 +20,6 @@ export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
-/** A body over the limit: thrown once the whole body has been read (and the rest of it dropped). */
-export class RequestTooLargeError extends Error {}
-
 /** The path and query exactly as the client sent them, as API Gateway's rawPath and rawQueryString. */
 export function splitTarget(request: IncomingMessage): { rawPath: string; rawQueryString: string } {
   const target = request.url ?? "/";
@@ -32,11 +29,14 @@ export function splitTarget(request: IncomingMessage): { rawPath: string; rawQue
 }
 
 /**
- * The request's body. One over `maxBytes` is read to its end all the same, keeping nothing past the limit,
- * and then refused with RequestTooLargeError: an answer sent while the client is still sending would
+ * The request's body, or undefined when it is over `maxBytes`: such a body is read to its end all the
+ * same, keeping nothing past the limit, since an answer sent while the client is still sending would
  * reach it as a reset, not as the answer.
  */
-export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
+export async function readBody(
+  request: IncomingMessage,
+  maxBytes = MAX_REQUEST_BYTES,
+): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -44,8 +44,7 @@ export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_
     if (size <= maxBytes) chunks.push(chunk);
   }
   if (!request.complete) throw new Error("the client ended the request before the end of its body");
-  if (size > maxBytes) throw new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`);
-  return Buffer.concat(chunks);
+  return size > maxBytes ? undefined : Buffer.concat(chunks);
 }
 
 export function jsonResult(status: number, body: unknown): HttpApiResult {

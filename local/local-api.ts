@@ -21,7 +21,7 @@ import {
   type HttpApiResult,
   jsonResult,
   MAX_INVOKE_PAYLOAD_BYTES,
-  RequestTooLargeError,
+  MAX_REQUEST_BYTES,
   readBody,
   splitTarget,
   toHttpApiEvent,
@@ -30,12 +30,7 @@ import {
 import { type LocalClient, localClientOf, saveLocalClient } from "./local-client.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
-import {
-  answerTokenRequest,
-  MAX_TOKEN_REQUEST_BYTES,
-  oauthError,
-  TOKEN_PATH,
-} from "./oauth-token-endpoint.ts";
+import { answerTokenRequest, oauthError, TOKEN_PATH } from "./oauth-token-endpoint.ts";
 import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -238,31 +233,15 @@ async function answerRequest(
 ): Promise<Answer> {
   // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
   if (method === "POST" && rawPath === TOKEN_PATH) {
-    const body = await readBody(request, MAX_TOKEN_REQUEST_BYTES).catch((error: unknown) => {
-      if (error instanceof RequestTooLargeError) return undefined;
-      throw error;
-    });
-    if (body === undefined) return { result: oauthError("invalid_request") };
-    // Every copy of a repeated header, as /plants sees them: two Authorization headers are refused.
-    const tokenRequest = {
-      authorization: request.headersDistinct.authorization ?? [],
-      contentType: request.headersDistinct["content-type"] ?? [],
-      body: body.toString("utf8"),
-    };
-    return { result: await answerTokenRequest(tokenRequest, client, issuer) };
+    return { result: await answerTokenRequest(request, client, issuer) };
   }
   // GET of the key set is the local issuer's, for the handler (in AWS, the issuer serves its own).
   if (method === "GET" && rawPath === JWKS_PATH) return { result: jsonResult(200, issuer.jwks) };
   const route = matchRoute(method, rawPath)?.route;
-  if (route === undefined) {
-    return { result: jsonResult(404, { message: "Not Found" }) };
-  }
-  let body: Buffer;
-  try {
-    body = await readBody(request);
-  } catch (error) {
-    if (!(error instanceof RequestTooLargeError)) throw error;
-    return { result: errorResult(413, error.message) };
+  if (route === undefined) return { result: jsonResult(404, { message: "Not Found" }) };
+  const body = await readBody(request);
+  if (body === undefined) {
+    return { result: errorResult(413, `the request body exceeds ${MAX_REQUEST_BYTES} bytes`) };
   }
   const event = toHttpApiEvent(request, body, routeKey(route), requestId);
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_INVOKE_PAYLOAD_BYTES) {
