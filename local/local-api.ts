@@ -9,6 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
+import { rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -32,13 +33,18 @@ import { type LocalClient, localClientOf, saveLocalClient } from "./local-client
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
 import { answerTokenRequest, oauthError, TOKEN_PATH } from "./oauth-token-endpoint.ts";
-import { removeServerRecord, writeServerRecord } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
 const JWKS_PATH = "/.well-known/jwks.json";
 /** In-flight requests get this long to finish on close before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
 const GATEWAY_500 = jsonResult(500, { message: "Internal Server Error" });
+
+/**
+ * `<data dir>/server.json` while `npm start` runs: its URL, key set URL and store, for `npm run invoke`
+ * (invoke.ts), since only one process at a time can open the embedded store's LevelDB files.
+ */
+export const serverRecordPath = (dataDir: string) => join(dataDir, "server.json");
 
 export interface LocalApiOptions {
   /** 0 picks a free port. */
@@ -119,7 +125,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const invoke = handlerFor(handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks }));
     const urls = { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` };
     const client = announce ? await saveLocalClient(dataDir, urls) : await localClientOf(dataDir, urls);
-    if (announce) await writeServerRecord(dataDir, { url, jwksUrl, store });
+    const record = `${JSON.stringify({ url, jwksUrl, store }, null, 2)}\n`;
+    if (announce) await writeFile(serverRecordPath(dataDir), record, { mode: 0o600 });
     ready({ handler: invoke, client });
     let closing: Promise<void> | undefined;
     return {
@@ -129,7 +136,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       invoke,
       close() {
         closing ??= (async () => {
-          if (announce) await removeServerRecord(dataDir);
+          if (announce) await rm(serverRecordPath(dataDir), { force: true });
           await closeServer(server);
           // dynalite waits for its pending writes, then closes LevelDB.
           await closeStore();
