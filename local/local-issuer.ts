@@ -47,15 +47,12 @@ async function loadOrCreateSigningKey(dataDir: string): Promise<JWK> {
 }
 
 async function readKey(path: string): Promise<JWK | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+  const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
     throw error;
-  }
+  });
   try {
-    return JSON.parse(text) as JWK;
+    return text === undefined ? undefined : (JSON.parse(text) as JWK);
   } catch {
     throw new Error(`${path} is not a JSON Web Key; delete it to make a new one (older tokens stop working)`);
   }
