@@ -22,10 +22,8 @@ export const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /** The path and query exactly as the client sent them, as API Gateway's rawPath and rawQueryString. */
 export function splitTarget(request: IncomingMessage): { rawPath: string; rawQueryString: string } {
-  const target = request.url ?? "/";
-  const queryStart = target.indexOf("?");
-  if (queryStart === -1) return { rawPath: target, rawQueryString: "" };
-  return { rawPath: target.slice(0, queryStart), rawQueryString: target.slice(queryStart + 1) };
+  const [rawPath = "/", ...query] = (request.url ?? "/").split("?");
+  return { rawPath, rawQueryString: query.join("?") };
 }
 
 /**
