@@ -2,6 +2,7 @@
  * The DynamoDB the local run, the tests and the benchmarks use: dynalite, in-process, on a loopback
  * port, with its data in LevelDB under a folder (or in memory), and the plants table created on it.
  */
+import { once } from "node:events";
 import type { RequestListener, Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -30,10 +31,8 @@ export async function startDynalite(options: { path?: string; port?: number } = 
     updateTableMs: 0,
   });
   refuseBrowserPages(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
+  server.listen(options.port ?? 0, "127.0.0.1");
+  await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
