@@ -20,14 +20,11 @@ let factory: Promise<HandlerFactory> | undefined;
  * authenticator and store: a restart in the same process serves its key set on a new port.
  */
 export function loadHandlerFactory(): Promise<HandlerFactory> {
-  if (!factory) {
-    const loading = importFactory();
-    factory = loading;
-    // A failed build may be fixed before the next start in the same process: do not keep the failure.
-    loading.catch(() => {
-      if (factory === loading) factory = undefined;
-    });
-  }
+  // A failed build may be fixed before the next start in the same process: do not keep the failure.
+  factory ??= importFactory().catch((error: unknown) => {
+    factory = undefined;
+    throw error;
+  });
   return factory;
 }
 

@@ -23,6 +23,7 @@ export const EXAMPLE_PAGE_ORIGIN = "http://127.0.0.1:5173";
 /** The origins allowed to call from a browser, as a browser sends them (`scheme://host[:port]`), or `*`. */
 export type CorsAllowOrigins = readonly string[];
 
+type CorsHeaders = Record<string, string>;
 const ALLOW_METHODS = [...new Set(ROUTES.map(({ method }) => method))].join(",");
 
 /** PLANTS_CORS_ALLOW_ORIGINS as a list, or undefined (no CORS) when unset; each entry as infra/cors.ts says. */
@@ -38,41 +39,34 @@ export function corsAllowOriginsFrom(value: string | undefined): CorsAllowOrigin
   return entries;
 }
 
-/** The Access-Control-Allow-Origin value for `origin`, or undefined when it is not allowed. */
-function allowedOrigin(origin: string | undefined, allowOrigins: CorsAllowOrigins): string | undefined {
+/** The headers naming the origin allowed to read an answer (it, or `*`); undefined when it is not allowed. */
+function allowedOrigin(origin: string | undefined, allowOrigins: CorsAllowOrigins): CorsHeaders | undefined {
   if (origin === undefined) return undefined;
-  if (allowOrigins.includes("*")) return "*";
-  return allowOrigins.includes(origin) ? origin : undefined;
+  if (allowOrigins.includes("*")) return { "access-control-allow-origin": "*" };
+  return allowOrigins.includes(origin)
+    ? { "access-control-allow-origin": origin, vary: "origin" }
+    : undefined;
 }
 
 /** API Gateway's own answer to a preflight: 204, with the CORS headers only for an allowed origin. */
 export function preflightResult(origin: string | undefined, allowOrigins: CorsAllowOrigins): HttpApiResult {
-  const allowOrigin = allowedOrigin(origin, allowOrigins);
-  if (allowOrigin === undefined) return { statusCode: 204, headers: {} };
+  const allowed = allowedOrigin(origin, allowOrigins);
+  if (allowed === undefined) return { statusCode: 204, headers: {} };
   return {
     statusCode: 204,
     headers: {
-      "access-control-allow-origin": allowOrigin,
+      ...allowed,
       "access-control-allow-methods": ALLOW_METHODS,
       "access-control-allow-headers": CORS_ALLOW_HEADERS.join(","),
       "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
-      ...(allowOrigin === "*" ? {} : { vary: "origin" }),
     },
   };
 }
 
 /** The headers API Gateway adds to an answer to an allowed origin; none for any other. */
-export function corsAnswerHeaders(
-  origin: string | undefined,
-  allowOrigins: CorsAllowOrigins,
-): Record<string, string> {
-  const allowOrigin = allowedOrigin(origin, allowOrigins);
-  if (allowOrigin === undefined) return {};
-  return {
-    "access-control-allow-origin": allowOrigin,
-    "access-control-expose-headers": CORS_EXPOSE_HEADERS.join(","),
-    ...(allowOrigin === "*" ? {} : { vary: "origin" }),
-  };
+export function corsAnswerHeaders(origin: string | undefined, allowOrigins: CorsAllowOrigins): CorsHeaders {
+  const allowed = allowedOrigin(origin, allowOrigins);
+  return allowed ? { ...allowed, "access-control-expose-headers": CORS_EXPOSE_HEADERS.join(",") } : {};
 }
 
 /**

@@ -2,6 +2,7 @@
  * The DynamoDB the local run, the tests and the benchmarks use: dynalite, in-process, on a loopback
  * port, with its data in LevelDB under a folder (or in memory), and the plants table created on it.
  */
+import { once } from "node:events";
 import type { RequestListener, Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -30,10 +31,8 @@ export async function startDynalite(options: { path?: string; port?: number } = 
     updateTableMs: 0,
   });
   refuseBrowserPages(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
+  server.listen(options.port ?? 0, "127.0.0.1");
+  await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
@@ -102,36 +101,20 @@ const CALL_TIMEOUT_MS = 10_000;
  * Sends one DynamoDB JSON-protocol call with the function's own client (signed the same way) and
  * returns the answer, error answers included.
  */
-export async function callDynamoDb(
-  endpoint: string,
-  operation: string,
-  input: object,
-  identity: DynamoDbIdentity = LOCAL_IDENTITY,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  return createDynamoDbClient({ endpoint, ...identity }).send(
-    operation,
-    input,
-    AbortSignal.timeout(CALL_TIMEOUT_MS),
-  );
+export function callDynamoDb(endpoint: string, operation: string, input: object, identity = LOCAL_IDENTITY) {
+  const client = createDynamoDbClient({ endpoint, ...identity });
+  return client.send(operation, input, AbortSignal.timeout(CALL_TIMEOUT_MS));
 }
 
 /** Creates the plants table (partition key `id`, a Number) unless it exists already. */
-export async function ensurePlantsTable(
-  endpoint: string,
-  tableName: string,
-  identity: DynamoDbIdentity = LOCAL_IDENTITY,
-): Promise<void> {
-  const { status, body } = await callDynamoDb(
-    endpoint,
-    "CreateTable",
-    {
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
-      KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
-      BillingMode: "PAY_PER_REQUEST",
-    },
-    identity,
-  );
+export async function ensurePlantsTable(endpoint: string, tableName: string, identity = LOCAL_IDENTITY) {
+  const table = {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
+    KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+    BillingMode: "PAY_PER_REQUEST",
+  };
+  const { status, body } = await callDynamoDb(endpoint, "CreateTable", table, identity);
   if (status === 200 || String(body.__type).endsWith("ResourceInUseException")) return;
   throw new Error(`could not create table ${tableName}: ${JSON.stringify(body)}`);
 }

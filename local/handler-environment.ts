@@ -34,15 +34,10 @@ export function storeIdentity(store: StoreTarget, env: Environment): DynamoDbIde
 /** The function's own settings a user may give the local run too, as they would give them to the stack. */
 const PASSED_THROUGH = ["STORE_DEADLINE_MS", "STORE_ATTEMPT_TIMEOUT_MS", "STORE_MAX_ATTEMPTS"] as const;
 
-/** Where the local issuer publishes its key set, and the set itself, delivered as the stack delivers it. */
-export interface LocalIssuerKeys {
-  jwksUrl: string;
-  jwks: object;
-}
-
+/** The function's environment, with where the local issuer publishes its key set and the set itself. */
 export function handlerEnvironment(
   store: StoreTarget,
-  { jwksUrl, jwks }: LocalIssuerKeys,
+  { jwksUrl, jwks }: { jwksUrl: string; jwks: object },
   env: Environment = process.env,
 ): Record<string, string> {
   const { region, credentials } = storeIdentity(store, env);

@@ -20,23 +20,21 @@ export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
-/** A body over the limit: thrown once the whole body has been read (and the rest of it dropped). */
-export class RequestTooLargeError extends Error {}
-
 /** The path and query exactly as the client sent them, as API Gateway's rawPath and rawQueryString. */
 export function splitTarget(request: IncomingMessage): { rawPath: string; rawQueryString: string } {
-  const target = request.url ?? "/";
-  const queryStart = target.indexOf("?");
-  if (queryStart === -1) return { rawPath: target, rawQueryString: "" };
-  return { rawPath: target.slice(0, queryStart), rawQueryString: target.slice(queryStart + 1) };
+  const [rawPath = "/", ...query] = (request.url ?? "/").split("?");
+  return { rawPath, rawQueryString: query.join("?") };
 }
 
 /**
- * The request's body. One over `maxBytes` is read to its end all the same, keeping nothing past the limit,
- * and then refused with RequestTooLargeError: an answer sent while the client is still sending would
+ * The request's body, or undefined when it is over `maxBytes`: such a body is read to its end all the
+ * same, keeping nothing past the limit, since an answer sent while the client is still sending would
  * reach it as a reset, not as the answer.
  */
-export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_BYTES): Promise<Buffer> {
+export async function readBody(
+  request: IncomingMessage,
+  maxBytes = MAX_REQUEST_BYTES,
+): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -44,8 +42,7 @@ export async function readBody(request: IncomingMessage, maxBytes = MAX_REQUEST_
     if (size <= maxBytes) chunks.push(chunk);
   }
   if (!request.complete) throw new Error("the client ended the request before the end of its body");
-  if (size > maxBytes) throw new RequestTooLargeError(`the request body exceeds ${maxBytes} bytes`);
-  return Buffer.concat(chunks);
+  return size > maxBytes ? undefined : Buffer.concat(chunks);
 }
 
 export function jsonResult(status: number, body: unknown): HttpApiResult {
@@ -118,7 +115,8 @@ export function writeHttpApiResult(response: ServerResponse, result: HttpApiResu
 
 /**
  * The headers API Gateway adds to every request it passes on: the client's address appended to
- * X-Forwarded-For, the port and scheme it came in on (443 and https in AWS), and a fresh X-Ray trace id.
+ * X-Forwarded-For, the port and scheme it came in on (443 and https in AWS), and a fresh X-Ray trace id
+ * (`1-<8 hex: epoch seconds>-<24 random hex>`), as API Gateway starts a trace.
  */
 function addForwardingHeaders(headers: Record<string, string>, request: IncomingMessage, sourceIp: string) {
   headers["x-forwarded-for"] = headers["x-forwarded-for"]
@@ -126,15 +124,8 @@ function addForwardingHeaders(headers: Record<string, string>, request: Incoming
     : sourceIp;
   headers["x-forwarded-port"] = String(request.socket.localPort ?? "");
   headers["x-forwarded-proto"] = "http";
-  headers["x-amzn-trace-id"] = `Root=${newTraceRoot()}`;
-}
-
-/** A fresh X-Ray trace id, `1-<8 hex: epoch seconds>-<24 random hex>`, as API Gateway starts a trace. */
-function newTraceRoot(): string {
-  const epochHex = Math.floor(Date.now() / 1000)
-    .toString(16)
-    .padStart(8, "0");
-  return `1-${epochHex}-${randomBytes(12).toString("hex")}`;
+  const epochHex = Math.floor(Date.now() / 1000).toString(16);
+  headers["x-amzn-trace-id"] = `Root=1-${epochHex.padStart(8, "0")}-${randomBytes(12).toString("hex")}`;
 }
 
 /** The media types API Gateway passes as text; any other body (or one without a type) arrives base64-encoded. */
@@ -155,11 +146,8 @@ function queryParameters(rawQueryString: string): Record<string, string> | undef
   return parameters;
 }
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
 /** requestContext.time is in the access-log format: 22/Nov/2026:10:30:00 +0000. */
 function accessLogTime(date: Date): string {
-  const two = (value: number) => String(value).padStart(2, "0");
-  const day = `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}`;
-  return `${day}:${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
+  const [, day, month, year, time] = date.toUTCString().split(" "); // Sun, 22 Nov 2026 10:30:00 GMT
+  return `${day}/${month}/${year}:${time} +0000`;
 }

@@ -8,11 +8,10 @@ import { readFile } from "node:fs/promises";
 import type { ApiGatewayEvent } from "../lambda/http/api-gateway.ts";
 import type { Handler } from "../lambda/http/create-handler.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
-import { handlerEnvironment } from "./handler-environment.ts";
-import { startLocalApi } from "./local-api.ts";
+import { handlerEnvironment, type StoreTarget } from "./handler-environment.ts";
+import { serverRecordPath, startLocalApi } from "./local-api.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { dataDirFrom, dynamoDbEndpointFrom, tableNameFrom } from "./local-settings.ts";
-import { findRunningServer } from "./server-record.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal placeholder the event files carry
@@ -33,6 +32,24 @@ async function readEvent(path: string, issuer: TokenIssuer): Promise<ApiGatewayE
     throw new Error(`${path} is not an event: an API Gateway event is a JSON object`);
   }
   return event as ApiGatewayEvent;
+}
+
+type RunningServer = { jwksUrl: string; store: StoreTarget };
+
+/**
+ * The server running for this data dir: its record exists and its URL answers with this dir's signing
+ * key (a stale record, whose port another server may have taken since, is ignored).
+ */
+async function findRunningServer(dataDir: string, issuer: TokenIssuer): Promise<RunningServer | undefined> {
+  try {
+    const record = JSON.parse(await readFile(serverRecordPath(dataDir), "utf8")) as RunningServer;
+    const response = await fetch(record.jwksUrl, { signal: AbortSignal.timeout(1000) });
+    const served = (await response.json()) as { keys?: { kid?: string }[] };
+    const ownKeyIds = issuer.jwks.keys.map((key) => key.kid);
+    return served.keys?.some((key) => ownKeyIds.includes(key.kid)) ? record : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The handler on the data dir's store, the running server's or one opened here, and how to let it go. */

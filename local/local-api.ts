@@ -8,11 +8,13 @@
  * `client.json` and `server.json` are written, so that whoever got an answer finds both.
  */
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Handler } from "../lambda/http/create-handler.ts";
-import { matchRoute, routeKey, routeOf } from "../lambda/http/routes.ts";
+import { matchRoute, routeKey } from "../lambda/http/routes.ts";
 import { loadHandlerFactory } from "./bundled-handler.ts";
 import { type CorsAllowOrigins, corsAnswerHeaders, originRefusal, preflightResult } from "./cors.ts";
 import { checkStoreOpens, ensurePlantsTable, startDynalite } from "./dynamodb.ts";
@@ -21,7 +23,7 @@ import {
   type HttpApiResult,
   jsonResult,
   MAX_INVOKE_PAYLOAD_BYTES,
-  RequestTooLargeError,
+  MAX_REQUEST_BYTES,
   readBody,
   splitTarget,
   toHttpApiEvent,
@@ -30,20 +32,19 @@ import {
 import { type LocalClient, localClientOf, saveLocalClient } from "./local-client.ts";
 import { loadLocalIssuer } from "./local-issuer.ts";
 import { createDataDir, DEFAULT_TABLE_NAME } from "./local-settings.ts";
-import {
-  answerTokenRequest,
-  MAX_TOKEN_REQUEST_BYTES,
-  oauthError,
-  TOKEN_PATH,
-} from "./oauth-token-endpoint.ts";
-import { removeServerRecord, writeServerRecord } from "./server-record.ts";
+import { answerTokenRequest, oauthError, TOKEN_PATH } from "./oauth-token-endpoint.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
-export const PLANTS_PATH = routeOf("createPlant").path;
-export const JWKS_PATH = "/.well-known/jwks.json";
+const JWKS_PATH = "/.well-known/jwks.json";
 /** In-flight requests get this long to finish on close before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
 const GATEWAY_500 = jsonResult(500, { message: "Internal Server Error" });
+
+/**
+ * `<data dir>/server.json` while `npm start` runs: its URL, key set URL and store, for `npm run invoke`
+ * (invoke.ts), since only one process at a time can open the embedded store's LevelDB files.
+ */
+export const serverRecordPath = (dataDir: string) => join(dataDir, "server.json");
 
 export interface LocalApiOptions {
   /** 0 picks a free port. */
@@ -80,14 +81,30 @@ export interface LocalApi {
 }
 
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
-  const { dataDir, log = console.log, corsAllowOrigins } = options;
+  const { dataDir, log = console.log, corsAllowOrigins, announce = true } = options;
   // A file where the dir should be, or a read-only dir, is named here rather than by a stack trace.
   await createDataDir(dataDir).catch((error: Error) => {
     throw new Error(`cannot use the data dir ${dataDir}: ${error.message}`);
   });
   const issuer = await loadLocalIssuer(dataDir);
   const { store, closeStore } = await openStore(options);
-  let server: Server | undefined;
+  // Settles once the handler is made and client.json and server.json are written: every request waits.
+  let ready = (_serving: Serving) => {};
+  const serving = new Promise<Serving>((resolve) => {
+    ready = resolve;
+  });
+  const server = createServer((request, response) => {
+    void serve(request, issuer, corsAllowOrigins, serving).then(({ result, line }) => {
+      try {
+        writeHttpApiResult(response, result);
+      } catch (error) {
+        // A result API Gateway could not send either (a bad status or header): the client gets a reset.
+        console.error(`could not answer ${request.method} ${request.url}:`, error);
+        response.destroy();
+      }
+      if (line) log(line);
+    });
+  });
   try {
     // A real table is the stack's to create; anything else (dynalite, DynamoDB Local) gets it made here.
     if (!isAwsEndpoint(store.endpoint)) {
@@ -95,36 +112,22 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     }
     // Built and imported before the port opens; what is left (handlerFor) takes no time.
     const handlerFor = await loadHandlerFactory();
-    const serving = deferred<Serving>();
-    const context = { issuer, log, corsAllowOrigins, serving: serving.promise };
-    server = createServer((request, response) => {
-      void serve(request, context).then(({ result, line }) => {
-        try {
-          writeHttpApiResult(response, result);
-        } catch (error) {
-          // A result API Gateway could not send either (a bad status or header): the client gets a reset.
-          console.error(`could not answer ${request.method} ${request.url}:`, error);
-          response.destroy();
-        }
-        if (line) log(line);
-      });
-    });
     // A client may close its side once its request is sent (`nc -N`, scripted HTTP/1.0-style clients) and
     // wait for the answer, which API Gateway gives: by default Node ends such a connection at once, so the
     // answer was lost though the plant was stored. Node's (undocumented, long-standing) switch keeps the
     // connection open until the answer is written, then ends it.
     (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-    const url = `http://127.0.0.1:${await listen(server, options.port)}`;
+    server.listen(options.port, "127.0.0.1");
+    await once(server, "listening");
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const jwksUrl = `${url}${JWKS_PATH}`;
     // The key set's URL names the port, known only now: a request that came meanwhile waits for this.
-    const environment = handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks });
-    const invoke = handlerFor(environment);
+    const invoke = handlerFor(handlerEnvironment(store, { jwksUrl, jwks: issuer.jwks }));
     const urls = { baseUrl: url, tokenUrl: `${url}${TOKEN_PATH}` };
-    const announce = options.announce ?? true;
     const client = announce ? await saveLocalClient(dataDir, urls) : await localClientOf(dataDir, urls);
-    if (announce) await writeServerRecord(dataDir, { url, jwksUrl, store });
-    serving.resolve({ handler: invoke, client });
-    const running = server;
+    const record = `${JSON.stringify({ url, jwksUrl, store }, null, 2)}\n`;
+    if (announce) await writeFile(serverRecordPath(dataDir), record, { mode: 0o600 });
+    ready({ handler: invoke, client });
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -133,8 +136,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       invoke,
       close() {
         closing ??= (async () => {
-          if (announce) await removeServerRecord(dataDir);
-          await closeServer(running);
+          if (announce) await rm(serverRecordPath(dataDir), { force: true });
+          await closeServer(server);
           // dynalite waits for its pending writes, then closes LevelDB.
           await closeStore();
         })();
@@ -142,7 +145,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       },
     };
   } catch (error) {
-    if (server) await closeServer(server);
+    await closeServer(server);
     await closeStore().catch(() => undefined);
     throw error;
   }
@@ -171,18 +174,12 @@ interface Serving {
   client: LocalClient;
 }
 
-interface ServeContext {
-  issuer: TokenIssuer;
-  log: (line: string) => void;
-  corsAllowOrigins: CorsAllowOrigins | undefined;
-  /** Settles once the handler is made and client.json and server.json are written: every request waits. */
-  serving: Promise<Serving>;
-}
-
 /** The answer to a request, and the line to log for it (none when the function logged its own). */
 async function serve(
   request: IncomingMessage,
-  { issuer, log, corsAllowOrigins, serving }: ServeContext,
+  issuer: TokenIssuer,
+  corsAllowOrigins: CorsAllowOrigins | undefined,
+  serving: Promise<Serving>,
 ): Promise<{ result: HttpApiResult; line: string | undefined }> {
   const startedAt = performance.now();
   const method = request.method ?? "GET";
@@ -197,27 +194,24 @@ async function serve(
       : await answerRequest(request, method, rawPath, requestId, issuer, await serving);
   } catch (error) {
     // Only reading the request can fail here: the client went away, or ended it mid-body.
-    log(`${method} ${rawPath}: the request could not be read: ${(error as Error).message}`);
-    answer = {
-      result:
-        rawPath === TOKEN_PATH
-          ? oauthError("invalid_request")
-          : errorResult(400, "the request could not be read"),
-    };
+    const result =
+      rawPath === TOKEN_PATH
+        ? oauthError("invalid_request")
+        : errorResult(400, "the request could not be read");
+    answer = { result, logNote: `the request could not be read: ${(error as Error).message}` };
   }
   // Like API Gateway, the gateway's CORS headers win over any the function set.
   const cors =
     corsAllowOrigins === undefined || isPreflight ? {} : corsAnswerHeaders(origin, corsAllowOrigins);
   // Each answer names its request, as API Gateway's (and Cognito's, for the token endpoint) do.
   const idHeader = rawPath === TOKEN_PATH ? "x-amzn-requestid" : "apigw-requestid";
-  const headers = { [idHeader]: requestId, ...answer.result.headers, ...cors };
-  const result = { ...answer.result, headers };
+  const result = { ...answer.result, headers: { [idHeader]: requestId, ...answer.result.headers, ...cors } };
   // A browser shows its page nothing of a refused origin but "Failed to fetch": say here what it was.
-  const refusal = originRefusal(origin, corsAllowOrigins);
-  const took = `${method} ${rawPath} ${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`;
-  const notes = [answer.loggedByFunction ? undefined : took, answer.logNote, refusal].filter(Boolean);
-  const line = answer.loggedByFunction && refusal ? `${method} ${rawPath}: ${refusal}` : notes.join(": ");
-  return { result, line: line || undefined };
+  const notes = [answer.logNote, originRefusal(origin, corsAllowOrigins)].filter(Boolean);
+  if (answer.loggedByFunction && notes.length === 0) return { result, line: undefined };
+  const took = `${result.statusCode} ${Math.round(performance.now() - startedAt)}ms`;
+  const head = answer.loggedByFunction ? `${method} ${rawPath}` : `${method} ${rawPath} ${took}`;
+  return { result, line: [head, ...notes].join(": ") };
 }
 
 interface Answer {
@@ -238,31 +232,15 @@ async function answerRequest(
 ): Promise<Answer> {
   // In AWS the token endpoint is Cognito's, on its own domain; here it shares the port.
   if (method === "POST" && rawPath === TOKEN_PATH) {
-    const body = await readBody(request, MAX_TOKEN_REQUEST_BYTES).catch((error: unknown) => {
-      if (error instanceof RequestTooLargeError) return undefined;
-      throw error;
-    });
-    if (body === undefined) return { result: oauthError("invalid_request") };
-    // Every copy of a repeated header, as /plants sees them: two Authorization headers are refused.
-    const tokenRequest = {
-      authorization: request.headersDistinct.authorization ?? [],
-      contentType: request.headersDistinct["content-type"] ?? [],
-      body: body.toString("utf8"),
-    };
-    return { result: await answerTokenRequest(tokenRequest, client, issuer) };
+    return { result: await answerTokenRequest(request, client, issuer) };
   }
   // GET of the key set is the local issuer's, for the handler (in AWS, the issuer serves its own).
   if (method === "GET" && rawPath === JWKS_PATH) return { result: jsonResult(200, issuer.jwks) };
   const route = matchRoute(method, rawPath)?.route;
-  if (route === undefined) {
-    return { result: jsonResult(404, { message: "Not Found" }) };
-  }
-  let body: Buffer;
-  try {
-    body = await readBody(request);
-  } catch (error) {
-    if (!(error instanceof RequestTooLargeError)) throw error;
-    return { result: errorResult(413, error.message) };
+  if (route === undefined) return { result: jsonResult(404, { message: "Not Found" }) };
+  const body = await readBody(request);
+  if (body === undefined) {
+    return { result: errorResult(413, `the request body exceeds ${MAX_REQUEST_BYTES} bytes`) };
   }
   const event = toHttpApiEvent(request, body, routeKey(route), requestId);
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_INVOKE_PAYLOAD_BYTES) {
@@ -288,13 +266,6 @@ function isAwsEndpoint(endpoint: string): boolean {
   return /\.(amazonaws\.com(\.cn)?|api\.aws)$/i.test(new URL(endpoint).hostname);
 }
 
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
@@ -305,12 +276,4 @@ function closeServer(server: Server): Promise<void> {
     });
     server.closeIdleConnections();
   });
-}
-
-function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve = (_value: T) => {};
-  const promise = new Promise<T>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
 }

@@ -2,7 +2,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type Environment, httpUrlFrom, isTableName, TABLE_NAME_RULE } from "../lambda/config.ts";
-import { type CorsAllowOrigins, corsAllowOriginsFrom } from "./cors.ts";
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_TABLE_NAME = "plants";
@@ -46,9 +45,4 @@ export function portFrom(env: Environment): number {
 export function dynamoDbEndpointFrom(env: Environment): string | undefined {
   const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB?.trim();
   return endpoint ? httpUrlFrom("AWS_ENDPOINT_URL_DYNAMODB", endpoint) : undefined;
-}
-
-/** PLANTS_CORS_ALLOW_ORIGINS: the origins a browser may call the local run from, or undefined for no CORS. */
-export function corsSettingFrom(env: Environment): CorsAllowOrigins | undefined {
-  return corsAllowOriginsFrom(env.PLANTS_CORS_ALLOW_ORIGINS);
 }

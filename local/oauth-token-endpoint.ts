@@ -10,39 +10,37 @@
  * A scope is a set (§3.3), so a scope asked twice is granted once.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
-import type { HttpApiResult } from "./http-bridge.ts";
+import { type HttpApiResult, readBody } from "./http-bridge.ts";
 import type { LocalClient } from "./local-client.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
 export const TOKEN_PATH = "/oauth2/token";
 /** What the local client may ask for, and gets when it names no scope. */
-export const LOCAL_CLIENT_SCOPES: readonly string[] = [DEFAULT_REQUIRED_SCOPE];
+const LOCAL_CLIENT_SCOPES: readonly string[] = [DEFAULT_REQUIRED_SCOPE];
 /** Cognito's default access-token lifetime. */
-export const TOKEN_LIFETIME_SECONDS = 3600;
+const TOKEN_LIFETIME_SECONDS = 3600;
 /** A token request is a short form; a larger one is read to its end, then refused with an OAuth error. */
-export const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
-
-export interface TokenRequest {
-  /** Every Authorization header the request carries, in order (an empty one counts as none). */
-  authorization: readonly string[];
-  /** Every Content-Type header, likewise. */
-  contentType: readonly string[];
-  body: string;
-}
+const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
 
 type OAuthErrorCode = "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
 
 export async function answerTokenRequest(
-  request: TokenRequest,
+  request: IncomingMessage,
   client: LocalClient,
   issuer: TokenIssuer,
 ): Promise<HttpApiResult> {
-  const authorization = request.authorization.filter((value) => value !== "");
-  if (authorization.length > 1 || request.contentType.length > 1) return oauthError("invalid_request");
-  const mediaType = request.contentType[0]?.split(";")[0]?.trim().toLowerCase();
+  const body = await readBody(request, MAX_TOKEN_REQUEST_BYTES);
+  // Every copy of a repeated header, as /plants sees them; an empty Authorization counts as none.
+  const authorization = (request.headersDistinct.authorization ?? []).filter((value) => value !== "");
+  const contentType = request.headersDistinct["content-type"] ?? [];
+  if (body === undefined || authorization.length > 1 || contentType.length > 1) {
+    return oauthError("invalid_request");
+  }
+  const mediaType = contentType[0]?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/x-www-form-urlencoded") return oauthError("invalid_request");
-  const form = new URLSearchParams(request.body);
+  const form = new URLSearchParams(body.toString("utf8"));
   const names = [...form.keys()];
   if (new Set(names).size !== names.length) return oauthError("invalid_request");
   const bodySecret = form.get("client_secret") ?? undefined;
@@ -53,15 +51,9 @@ export async function answerTokenRequest(
     authorization[0] === undefined ? { id: bodyClientId, secret: bodySecret } : basic(authorization[0]);
   if (credentials === undefined) return oauthError("invalid_request");
   const { id, secret } = credentials;
-  const sameClient = bodyClientId === undefined || bodyClientId === id;
-  if (
-    !sameClient ||
-    id !== client.clientId ||
-    secret === undefined ||
-    !sameSecret(secret, client.clientSecret)
-  ) {
-    return oauthError("invalid_client");
-  }
+  const known = id === client.clientId && (bodyClientId === undefined || bodyClientId === id);
+  if (!known || secret === undefined) return oauthError("invalid_client");
+  if (!sameSecret(secret, client.clientSecret)) return oauthError("invalid_client");
   const grantType = form.get("grant_type");
   if (grantType === null) return oauthError("invalid_request");
   if (grantType !== "client_credentials") return oauthError("unsupported_grant_type");
@@ -107,17 +99,12 @@ function sameSecret(given: string, expected: string): boolean {
 
 /** An OAuth error body (RFC 6749 §5.2): 401 with the Basic challenge for invalid_client, else 400. */
 export function oauthError(error: OAuthErrorCode): HttpApiResult {
-  const result = answer(error === "invalid_client" ? 401 : 400, { error });
-  if (error !== "invalid_client") return result;
-  const challenge = 'Basic realm="oauth2/token", charset="UTF-8"';
-  return { ...result, headers: { ...result.headers, "www-authenticate": challenge } };
+  if (error !== "invalid_client") return answer(400, { error });
+  return answer(401, { error }, { "www-authenticate": 'Basic realm="oauth2/token", charset="UTF-8"' });
 }
 
-function answer(status: number, body: unknown): HttpApiResult {
-  return {
-    statusCode: status,
-    // A token answer is never cached (RFC 6749 §5.1).
-    headers: { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" },
-    body: JSON.stringify(body),
-  };
+function answer(status: number, body: unknown, headers: Record<string, string> = {}): HttpApiResult {
+  // A token answer is never cached (RFC 6749 §5.1).
+  const noStore = { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" };
+  return { statusCode: status, headers: { ...noStore, ...headers }, body: JSON.stringify(body) };
 }

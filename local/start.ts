@@ -1,14 +1,9 @@
 /** `npm start`: the local run of the API (see "Run it locally" in README.md). */
 
+import { type CorsAllowOrigins, corsAllowOriginsFrom } from "./cors.ts";
 import { type LocalApi, startLocalApi } from "./local-api.ts";
 import { localClientPath } from "./local-client.ts";
-import {
-  corsSettingFrom,
-  dataDirFrom,
-  dynamoDbEndpointFrom,
-  portFrom,
-  tableNameFrom,
-} from "./local-settings.ts";
+import { dataDirFrom, dynamoDbEndpointFrom, portFrom, tableNameFrom } from "./local-settings.ts";
 
 const dataDir = dataDirFrom(process.env);
 // Requests are served from the moment the port opens, a few file writes before the banner can name
@@ -17,25 +12,27 @@ const write = process.stdout.write;
 const held: Parameters<typeof write>[] = [];
 process.stdout.write = ((...args: Parameters<typeof write>) => held.push(args) > 0) as typeof write;
 let api: LocalApi;
-const corsAllowOrigins = settingOrExit(() => corsSettingFrom(process.env));
-const port = settingOrExit(() => portFrom(process.env));
+let corsAllowOrigins: CorsAllowOrigins | undefined;
 try {
+  corsAllowOrigins = corsAllowOriginsFrom(process.env.PLANTS_CORS_ALLOW_ORIGINS);
   api = await startLocalApi({
-    port,
+    port: portFrom(process.env),
     dataDir,
     dynamoDbEndpoint: dynamoDbEndpointFrom(process.env),
     tableName: tableNameFrom(process.env),
     corsAllowOrigins,
   });
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
+  // A listen() error names the port it could not open (a file's EACCES has none).
+  const { code, port } = error as NodeJS.ErrnoException & { port?: number };
   const message =
-    code === "EADDRINUSE"
+    port !== undefined && code === "EADDRINUSE"
       ? `port ${port} is in use (set PORT to another port)`
-      : code === "EACCES"
+      : port !== undefined && code === "EACCES"
         ? `port ${port} may not be opened by this user (set PORT to a port above 1023)`
         : (error as Error).message;
-  exitWith(message);
+  console.error(`npm start failed: ${message}`);
+  process.exit(1);
 }
 
 // Before the banner: whoever reads it may stop the server at once, and must find it ready to stop cleanly.
@@ -78,16 +75,3 @@ console.log(`Plant Store API at ${plantsUrl}
   cors:   ${cors}; a refused browser origin is logged
   Ctrl-C stops it.`);
 for (const args of held) write.apply(process.stdout, args);
-
-function settingOrExit<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    return exitWith((error as Error).message);
-  }
-}
-
-function exitWith(message: string): never {
-  console.error(`npm start failed: ${message}`);
-  process.exit(1);
-}

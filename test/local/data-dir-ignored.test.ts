@@ -9,7 +9,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { signingKeyPath } from "../../local/signing-key.ts";
+import { signingKeyPath } from "../../local/local-issuer.ts";
 import { npmRun, REPO } from "../support/local-run.ts";
 
 const run = promisify(execFile);

@@ -10,7 +10,7 @@ describe("the local API Gateway bridge (payload format 2.0)", () => {
   beforeAll(async () => {
     // Echoes the event it made of the request; `/result` answers with cookies and a base64 body instead.
     server = createServer(async (incoming, response) => {
-      const event = toHttpApiEvent(incoming, await readBody(incoming), "POST /plants");
+      const event = toHttpApiEvent(incoming, (await readBody(incoming)) ?? Buffer.of(), "POST /plants");
       if (event.rawPath === "/result") {
         writeHttpApiResult(response, {
           statusCode: 201,
