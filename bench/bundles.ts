@@ -3,17 +3,10 @@
  * (tools/bundle-options.ts) from a typed entry file (bench/entries/, bench/peers/), so that tsc checks
  * every variant: the shipped handler, the handler without each cold-start lever, the floors, the peers.
  */
-import { mkdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BuildOptions, build } from "esbuild";
-import {
-  eagerBytes,
-  esbuildOptions,
-  HANDLER_FILE,
-  handlerBundleOptions,
-  REQUIRE_BANNER,
-} from "../tools/bundle-options.ts";
+import { eagerBytes, esbuildOptions, HANDLER_FILE, handlerBundleOptions } from "../tools/bundle-options.ts";
 
 const BENCH_DIST = fileURLToPath(new URL("../dist/bench/", import.meta.url));
 
@@ -47,37 +40,32 @@ export interface Subject {
 
 /** Builds every subject into dist/bench/, so that a rebuild elsewhere cannot change one mid-run. */
 export async function buildSubjects(): Promise<Subject[]> {
-  await mkdir(BENCH_DIST, { recursive: true });
-  const plain = (name: string, entry: string, options: BuildOptions = {}) =>
-    buildOne(name, entry, { ...esbuildOptions(), ...options });
+  const source = (entry: string) => fileURLToPath(new URL(entry, import.meta.url));
+  const oneFile = (name: string, entry: string, options: BuildOptions = {}) =>
+    built(name, {
+      ...esbuildOptions(),
+      entryPoints: [source(entry)],
+      outfile: join(BENCH_DIST, `${name.replace(/[^a-z0-9]+/gi, "-")}.mjs`),
+      ...options,
+    });
   return Promise.all([
-    plain(EMPTY_HANDLER, "./entries/empty-handler.ts"),
-    plain(STORE_FLOOR, "./entries/store-floor.ts"),
-    plain(ISSUER_FREE_FLOOR, "./entries/issuer-free-floor.ts"),
-    buildOne(HANDLER, undefined, handlerBundleOptions(join(BENCH_DIST, "handler"))),
+    oneFile(EMPTY_HANDLER, "./entries/empty-handler.ts"),
+    oneFile(STORE_FLOOR, "./entries/store-floor.ts"),
+    oneFile(ISSUER_FREE_FLOOR, "./entries/issuer-free-floor.ts"),
+    built(HANDLER, handlerBundleOptions(join(BENCH_DIST, "handler"))),
     ...LEVER_VARIANTS.map((variant, index) =>
-      buildOne(variant.name, variant.entry, handlerBundleOptions(join(BENCH_DIST, `lever-${index + 1}`))),
+      built(
+        variant.name,
+        handlerBundleOptions(join(BENCH_DIST, `lever-${index + 1}`), source(variant.entry)),
+      ),
     ),
-    ...PEERS.map((peer) =>
-      plain(peer.name, peer.entry, { conditions: [], sourcemap: false, banner: { js: REQUIRE_BANNER } }),
-    ),
+    ...PEERS.map((peer) => oneFile(peer.name, peer.entry, { conditions: [], sourcemap: false })),
   ]);
 }
 
-/**
- * `entry` (relative to bench/; none: the options' own) built with `options`: split into an outdir, as the
- * deployable bundle is, or else into one file named after the subject.
- */
-async function buildOne(name: string, entry: string | undefined, options: BuildOptions): Promise<Subject> {
-  const entryPoint = entry && fileURLToPath(new URL(entry, import.meta.url));
-  if (options.outdir !== undefined) {
-    const result = await build({ ...options, ...(entryPoint ? { entryPoints: { index: entryPoint } } : {}) });
-    const bundlePath = join(options.outdir, HANDLER_FILE);
-    const key = Object.keys(result.metafile?.outputs ?? {}).find((file) => bundlePath.endsWith(file));
-    const bytes = result.metafile && key ? eagerBytes(result.metafile, key) : (await stat(bundlePath)).size;
-    return { name, bundlePath, bytes };
-  }
-  const bundlePath = join(BENCH_DIST, `${name.replace(/[^a-z0-9]+/gi, "-")}.mjs`);
-  await build({ ...options, entryPoints: [entryPoint ?? ""], outfile: bundlePath });
-  return { name, bundlePath, bytes: (await stat(bundlePath)).size };
+/** The bundle `options` build: split into an outdir, as the deployable bundle is, or else one file. */
+async function built(name: string, options: BuildOptions): Promise<Subject> {
+  const { metafile } = await build({ ...options, metafile: true });
+  const bundlePath = options.outfile ?? join(options.outdir ?? "", HANDLER_FILE);
+  return { name, bundlePath, bytes: eagerBytes(metafile, relative(process.cwd(), bundlePath)) };
 }

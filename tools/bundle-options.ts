@@ -16,30 +16,24 @@ export const HANDLER_FACTORY_EXPORT = "handlerFor";
 export const HANDLER_FILE = "index.mjs";
 
 /** A CommonJS package's require() of Node's built-ins (aws4's): an ES module bundle needs a require. */
-export const REQUIRE_BANNER =
+const REQUIRE_BANNER =
   'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);';
 
-export const BUNDLE_OPTIONS = {
-  format: "esm",
-  banner: { js: REQUIRE_BANNER },
-  platform: "node",
-  // The lowest Node the bundle runs on: developers' machines (20). Lambda runs a newer one.
-  target: "node20",
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ["module", "main"],
-  // esbuild's list of what it wrote is noise in `cdk synth`, `npm start` and the tests; its warnings are not.
-  logLevel: "warning",
-} as const;
-
-/** BUNDLE_OPTIONS as esbuild's build() takes them (fresh, mutable arrays), for a one-file bundle. */
+/** The deployable bundle's esbuild options, fresh for each build() that takes them, for a one-file bundle. */
 export function esbuildOptions(): BuildOptions {
   return {
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    banner: { ...BUNDLE_OPTIONS.banner },
     bundle: true,
+    format: "esm",
+    banner: { js: REQUIRE_BANNER },
+    platform: "node",
+    // The lowest Node the bundle runs on: developers' machines (20). Lambda runs a newer one.
+    target: "node20",
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: ["module", "main"],
+    // esbuild's list of what it wrote is noise in `cdk synth`, `npm start` and the tests; its warnings are not.
+    logLevel: "warning",
   };
 }
 
