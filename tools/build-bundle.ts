@@ -1,7 +1,7 @@
 /** Builds the deployable bundle into dist/handler/, exactly as the CDK stack builds it. */
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { eagerBytes, HANDLER_FILE, handlerBundleOptions } from "./bundle-options.ts";
@@ -9,43 +9,42 @@ import { eagerBytes, HANDLER_FILE, handlerBundleOptions } from "./bundle-options
 export const BUNDLE_DIRECTORY = fileURLToPath(new URL("../dist/handler/", import.meta.url));
 export const BUNDLE_PATH = join(BUNDLE_DIRECTORY, HANDLER_FILE);
 
-export interface BuiltBundle {
-  /** The entry file, index.mjs. */
-  path: string;
-  /** What a cold start imports: the entry and its static chunks (bundle-options.ts, eagerBytes). */
-  eagerBytes: number;
-}
-
 /** Builds the bundle into `directory` (dist/handler/ by default); returns its entry file. */
 export async function buildBundle(directory = BUNDLE_DIRECTORY): Promise<string> {
   return (await buildBundleWithSize(directory)).path;
 }
 
-export async function buildBundleWithSize(directory = BUNDLE_DIRECTORY): Promise<BuiltBundle> {
-  const { outputFiles = [], metafile } = await build({ ...handlerBundleOptions(directory), write: false });
-  const written = new Set<string>();
-  // Each file is written aside, then renamed into place: a process loading the bundle while another
-  // rebuilds it (`npm run invoke` beside `npm start`, parallel tests) reads a whole file, old or new. A
-  // chunk's name holds its hash, so an old entry file never loads a new chunk of another content.
-  for (const { path, contents } of outputFiles) {
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${randomUUID()}.tmp`;
-    await writeFile(temporary, contents);
-    await rename(temporary, path);
-    written.add(path);
-  }
-  await removeStaleChunks(join(directory, "chunks"), written);
-  const entry = join(directory, HANDLER_FILE);
-  const entryKey = relative(process.cwd(), entry);
-  return { path: entry, eagerBytes: metafile ? eagerBytes(metafile, entryKey) : 0 };
+/** The same, with what a cold start imports: the entry and its static chunks (bundle-options.ts, eagerBytes). */
+async function buildBundleWithSize(directory = BUNDLE_DIRECTORY) {
+  const options = { ...handlerBundleOptions(directory), metafile: true, write: false } as const;
+  const { outputFiles, metafile } = await build(options);
+  // A chunk's name holds its hash, so an old entry file never loads a new chunk of another content.
+  await writeChanged(directory, new Map(outputFiles.map(({ path, contents }) => [path, contents])));
+  const path = join(directory, HANDLER_FILE);
+  return { path, eagerBytes: eagerBytes(metafile, relative(process.cwd(), path)) };
 }
 
-/** Chunks of earlier builds with other content: nothing loads them once the new entry is in place. */
-async function removeStaleChunks(chunks: string, written: Set<string>): Promise<void> {
-  const names = await readdir(chunks).catch(() => [] as string[]);
-  for (const name of names) {
-    const path = join(chunks, name);
-    if (!written.has(path) && !name.endsWith(".tmp")) await rm(path, { force: true });
+/**
+ * Writes each output (path → content) whose content changed, aside and then renamed into place, and
+ * removes the files an earlier build left in `directory` that this one does not make. A process reading
+ * them while another rebuilds them (`npm run invoke` beside `npm start`, an `npm pack` beside a test run,
+ * parallel tests) reads a whole file, old or new; two builds of the same sources change nothing under
+ * each other's feet. The client build (tools/build-client.ts) writes its package with it too.
+ */
+export async function writeChanged(directory: string, outputs: Map<string, string | Uint8Array>) {
+  const made = new Set([...outputs.keys()].map((path) => resolve(path)));
+  for (const [path, contents] of outputs) {
+    const bytes = typeof contents === "string" ? Buffer.from(contents) : contents;
+    const current = await readFile(path).catch(() => undefined);
+    if (current?.equals(bytes)) continue;
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temporary, bytes);
+    await rename(temporary, path);
+  }
+  for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+    const path = resolve(entry.parentPath, entry.name);
+    if (entry.isFile() && !made.has(path) && !entry.name.endsWith(".tmp")) await rm(path, { force: true });
   }
 }
 

@@ -14,12 +14,12 @@
  * `npm run build` (or `npm pack`, through prepack) in client/ runs it.
  */
 
-import { randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, posix, relative } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import ts from "typescript";
+import { writeChanged } from "./build-bundle.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -80,27 +80,6 @@ export async function buildClient(
   for (const [file, source] of declarations) outputs.set(join(outDir, file), source);
   await writeChanged(outDir, outputs);
   return outDir;
-}
-
-/**
- * Writes each output whose content changed, aside and then renamed into place, and removes the files an
- * earlier build left that this one does not make. Two builds of the same sources at once (an `npm pack`
- * beside a test run's) then change nothing under each other's feet.
- */
-async function writeChanged(outDir: string, outputs: Map<string, string | Uint8Array>): Promise<void> {
-  for (const [path, contents] of outputs) {
-    const bytes = typeof contents === "string" ? Buffer.from(contents) : contents;
-    const current = await readFile(path).catch(() => undefined);
-    if (current?.equals(bytes)) continue;
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${randomUUID()}.tmp`;
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  }
-  for (const file of await readdir(outDir, { recursive: true })) {
-    const path = join(outDir, file);
-    if (!outputs.has(path) && !file.endsWith(".tmp") && (await stat(path)).isFile()) await rm(path);
-  }
 }
 
 /** The names of the client package's `dependencies` (client/package.json of `root`, if it has one). */
