@@ -8,14 +8,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describeFields } from "../lambda/plants/create-plant.ts";
 import type { PlantField } from "../lambda/plants/plant.ts";
 import { MAX_BODY_BYTES } from "../lambda/request/request-body.ts";
 import { DEFAULT_PORT } from "../local/local-settings.ts";
+import { propertiesOf, readOpenApi, type Schema } from "./generate-validator.ts";
+
+export { readOpenApi as readOpenApiDocument };
 
 const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
-const OPENAPI_PATH = fileURLToPath(new URL("../openapi/openapi.yaml", import.meta.url));
 export const FIELDS_START =
   "<!-- NewPlant's fields: written by npm run generate from openapi/openapi.yaml -->";
 export const FIELDS_END = "<!-- end of NewPlant's fields -->";
@@ -27,29 +28,7 @@ const LOCAL_URL = /(http:\/\/127\.0\.0\.1:)\d+/g;
 /** What every PlantText is, beyond its length (the schema's own description says why). */
 const PLANT_TEXT_RULES = "a `PlantText`: not blank, no control characters, no U+FFFD";
 
-type Schema = { [key: string]: unknown };
-
-interface Field {
-  name: string;
-  required: boolean;
-  schema: Schema;
-}
-
-/** NewPlant's properties in the document's order, each with its schema ($refs followed). */
-function newPlantFields(document: Schema): Field[] {
-  const schemas = (document.components as Schema).schemas as Schema;
-  const resolve = (node: Schema): Schema =>
-    typeof node.$ref === "string" ? resolve(schemas[node.$ref.split("/").at(-1) ?? ""] as Schema) : node;
-  const newPlant = schemas.NewPlant as Schema;
-  const required = new Set((newPlant.required as string[] | undefined) ?? []);
-  return Object.entries(newPlant.properties as Schema).map(([name, node]) => ({
-    name,
-    required: required.has(name),
-    schema: resolve(node as Schema),
-  }));
-}
-
-function rules({ required, schema }: Field): string {
+function rules({ required, schema }: { required: boolean; schema: Schema }): string {
   const parts = [required ? "required" : "optional"];
   if (schema.type === "integer" && schema.format === "int64") {
     parts.push(`exact signed 64-bit: \`${schema.minimum}..${schema.maximum}\`, never rounded`);
@@ -64,7 +43,7 @@ function rules({ required, schema }: Field): string {
 
 /** The field table, as the README shows it between its markers. */
 export function fieldTable(document: Schema): string {
-  const rows = newPlantFields(document).map(
+  const rows = propertiesOf(document, "NewPlant").map(
     (field) => `| \`${field.name}\` | ${String(field.schema.type)} | ${rules(field)} |`,
   );
   return ["| field | type | rules |", "|---|---|---|", ...rows].join("\n");
@@ -75,7 +54,7 @@ export function readmeFromContract(readme: string, document: Schema): string {
   const start = readme.indexOf(FIELDS_START);
   const end = readme.indexOf(FIELDS_END);
   if (start === -1 || end < start) throw new Error(`README.md must hold ${FIELDS_START} … ${FIELDS_END}`);
-  const stored: PlantField[] = newPlantFields(document)
+  const stored: PlantField[] = propertiesOf(document, "NewPlant")
     .filter(({ name }) => name !== "id")
     .map(({ name, required }) => ({ name: name as PlantField["name"], required }));
   return `${readme.slice(0, start + FIELDS_START.length)}\n${fieldTable(document)}\n${readme.slice(end)}`
@@ -84,15 +63,10 @@ export function readmeFromContract(readme: string, document: Schema): string {
     .replace(LOCAL_URL, `$1${DEFAULT_PORT}`);
 }
 
-export function readOpenApiDocument(path = OPENAPI_PATH): Schema {
-  // intAsBigInt keeps the int64 bounds exact; they would round to 2^63 as numbers.
-  return parse(readFileSync(path, "utf8"), { intAsBigInt: true }) as Schema;
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // A copy of the code without its documents (test/client/added-field.test.ts makes one) has none to write.
   if (existsSync(README_PATH)) {
-    writeFileSync(README_PATH, readmeFromContract(readFileSync(README_PATH, "utf8"), readOpenApiDocument()));
+    writeFileSync(README_PATH, readmeFromContract(readFileSync(README_PATH, "utf8"), readOpenApi()));
     console.log(`wrote ${README_PATH}: NewPlant's fields, the 409 example, the body limit, the port`);
   }
 }
