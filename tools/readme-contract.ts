@@ -6,7 +6,7 @@
  * to the document appears in both at the next generate; test/docs/readme-contract.test.ts fails when the
  * README was not regenerated.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describeFields } from "../lambda/plants/create-plant.ts";
 import type { PlantField } from "../lambda/plants/plant.ts";
@@ -64,9 +64,6 @@ export function readmeFromContract(readme: string, document: Schema): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // A copy of the code without its documents (test/client/added-field.test.ts makes one) has none to write.
-  if (existsSync(README_PATH)) {
-    writeFileSync(README_PATH, readmeFromContract(readFileSync(README_PATH, "utf8"), readOpenApi()));
-    console.log(`wrote ${README_PATH}: NewPlant's fields, the 409 example, the body limit, the port`);
-  }
+  writeFileSync(README_PATH, readmeFromContract(readFileSync(README_PATH, "utf8"), readOpenApi()));
+  console.log(`wrote ${README_PATH}: NewPlant's fields, the 409 example, the body limit, the port`);
 }
