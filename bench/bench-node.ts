@@ -4,22 +4,18 @@
  * starts and every child it spawns (which use process.execPath) all run on that Node.
  */
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { realpathSync } from "node:fs";
 import { delimiter, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** The binary asked for, resolved; undefined when none was, or when it is the one running. */
 export function requestedOtherNode(args: string[], environment: NodeJS.ProcessEnv): string | undefined {
-  const flagAt = args.findIndex((arg) => arg === "--node" || arg.startsWith("--node="));
-  const flag = flagAt < 0 ? undefined : (args[flagAt] ?? "");
-  const asked = flag?.startsWith("--node=")
-    ? flag.slice("--node=".length)
-    : flag
-      ? args[flagAt + 1]
-      : undefined;
-  const path = asked ?? environment.BENCH_NODE;
+  const path =
+    parseArgs({ args, options: { node: { type: "string" } } }).values.node ?? environment.BENCH_NODE;
   if (path === undefined || path === "") return undefined;
   let resolved: string;
   try {
@@ -30,10 +26,13 @@ export function requestedOtherNode(args: string[], environment: NodeJS.ProcessEn
   return resolved === realpathSync(process.execPath) ? undefined : resolved;
 }
 
-/** Runs `script` (a file of bench/) on `node` under tsx and resolves with its exit code. */
-export function runOnNode(node: string, script: string, args: string[]): Promise<number> {
+/**
+ * Runs `script` (a file of bench/) on `node` under tsx and resolves with its exit code. It is given
+ * BENCH_NODE, not the arguments: on that Node, requestedOtherNode() finds the one running.
+ */
+export async function runOnNode(node: string, script: string): Promise<number> {
   const file = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawn(node, ["--import", "tsx", file, ...withoutNodeFlag(args)], {
+  const child = spawn(node, ["--import", "tsx", file], {
     cwd: PROJECT_ROOT,
     stdio: "inherit",
     env: {
@@ -42,18 +41,7 @@ export function runOnNode(node: string, script: string, args: string[]): Promise
       PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`,
     },
   });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
-}
-
-function withoutNodeFlag(args: string[]): string[] {
-  const kept: string[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index] ?? "";
-    if (arg === "--node") index++;
-    else if (!arg.startsWith("--node=")) kept.push(arg);
-  }
-  return kept;
+  // A child killed by a signal has no exit code.
+  const [code] = (await once(child, "exit")) as [number | null];
+  return code ?? 1;
 }

@@ -12,6 +12,7 @@
  * not have sent them before the SYN-ACK reached it. Delays are timers, so each leg is off by up to
  * about half a millisecond; bandwidth, loss and congestion windows are not modelled (the messages are a few KiB).
  */
+import { once } from "node:events";
 import { createServer as createTcpServer, type Server, type Socket, connect as tcpConnect } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 
@@ -103,14 +104,10 @@ function relay(from: Socket, to: Socket, deliverAt: () => number): void {
   from.on("end", () => enqueue("end"));
 }
 
+/** The free port of 127.0.0.1 it listens on; `once` rejects on the server's error. */
 async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
-  return address.port;
+  await once(server.listen(0, "127.0.0.1"), "listening");
+  return (server.address() as { port: number }).port;
 }
 
 function closeServer(server: Server): Promise<void> {

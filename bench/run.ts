@@ -21,7 +21,7 @@ import {
   SDK_V3_PEER,
   STORE_FLOOR,
 } from "./bundles.ts";
-import { type Condition, measureColdPath } from "./cold-path.ts";
+import { type Condition, type ConditionResult, measureColdPath } from "./cold-path.ts";
 import { MEMORY_SIZES_MB } from "./memory.ts";
 import { renderReport } from "./report.ts";
 import { benchSettings } from "./settings.ts";
@@ -29,7 +29,7 @@ import { benchSettings } from "./settings.ts";
 const REPORT_PATH = "dist/bench/report.md";
 
 const otherNode = requestedOtherNode(process.argv.slice(2), process.env);
-if (otherNode !== undefined) process.exit(await runOnNode(otherNode, "./run.ts", process.argv.slice(2)));
+if (otherNode !== undefined) process.exit(await runOnNode(otherNode, "./run.ts"));
 
 const settings = benchSettings(process.env);
 const startedAt = performance.now();
@@ -49,21 +49,20 @@ const conditions: Condition[] = [
 ];
 
 const harness = await startHarness();
-const measured = await (async () => {
-  try {
-    return await measureColdPath({
-      subjects,
-      conditions,
-      roundTrips: settings.roundTrips,
-      warmCalls: settings.warmCalls,
-      environment: harness.environment,
-      token: await harness.issuer.mint(),
-      deliveredKeySet: JSON.stringify(harness.issuer.jwks),
-    });
-  } finally {
-    await harness.close();
-  }
-})();
+let measured: ConditionResult[];
+try {
+  measured = await measureColdPath({
+    subjects,
+    conditions,
+    roundTrips: settings.roundTrips,
+    warmCalls: settings.warmCalls,
+    environment: harness.environment,
+    token: await harness.issuer.mint(),
+    deliveredKeySet: JSON.stringify(harness.issuer.jwks),
+  });
+} finally {
+  await harness.close();
+}
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
 const load = loadavg()
