@@ -30,8 +30,6 @@ export interface Report {
 
 type Pick = (measured: Measured) => Summary | undefined;
 
-const first: Pick = (measured) => measured.first;
-
 export function renderReport({ heading, subjects, conditions }: BenchResult): Report {
   const fullCore = conditions.find((condition) => condition.memoryMb === undefined);
   const budgetConditions = conditions.filter(
@@ -82,8 +80,8 @@ function firstAnswerTable(names: string[], conditions: ConditionResult[]): strin
       name,
       ...conditions.flatMap((condition) => [
         firstCell(condition, name),
-        ratioCell(condition, name, ISSUER_FREE_FLOOR, first),
-        cell(condition, name, (measured) => measured.warm && warm(measured.warm)),
+        ratioCell(condition, name, ISSUER_FREE_FLOOR, (measured) => measured.first),
+        cell(condition, name, warm),
       ]),
     ]),
   );
@@ -121,7 +119,7 @@ function memoryTable(rows: MemoryRow[]): string {
       `${(row.fraction * 100).toFixed(1)}%`,
       firstCell(row.condition, HANDLER),
       row.versusFloor === undefined ? "—" : times(row.versusFloor),
-      cell(row.condition, HANDLER, (measured) => measured.warm && warm(measured.warm)),
+      cell(row.condition, HANDLER, warm),
       row.costUsd === undefined ? "—" : `$${row.costUsd.toFixed(3)}`,
     ]),
   );
@@ -173,4 +171,5 @@ export function grid(header: string[], body: string[][]): string {
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const spread = (summary: Summary) =>
   `${summary.median.toFixed(1)} (${summary.p10.toFixed(1)}–${summary.p90.toFixed(1)}) ms`;
-const warm = (summary: Summary) => `${summary.median.toFixed(1)} (${summary.p99.toFixed(1)}) ms`;
+const warm = ({ warm: summary }: Measured) =>
+  summary && `${summary.median.toFixed(1)} (${summary.p99.toFixed(1)}) ms`;
