@@ -13,28 +13,16 @@ export function cpuFraction(memoryMb: number): number {
   return Math.min(1, memoryMb / MEMORY_MB_PER_VCPU);
 }
 
-export interface CostPerMillion {
-  durationMs: number;
-  /** Lambda bills each invocation's duration rounded up to the millisecond. */
-  billedMs: number;
-  memoryMb: number;
-  lambdaComputeUsd: number;
-  lambdaRequestsUsd: number;
-  httpApiUsd: number;
-  /** One write request unit per create: the item is well under 1 KB. */
-  dynamoDbUsd: number;
-  totalUsd: number;
-}
-
-export function costPerMillionCreates(durationMs: number, memoryMb: number): CostPerMillion {
+/** What a million creates cost, by part and in all, at `durationMs` each on `memoryMb`. */
+export function costPerMillionCreates(durationMs: number, memoryMb: number) {
+  // Lambda bills each invocation's duration rounded up to the millisecond.
   const billedMs = Math.ceil(durationMs);
-  const lambdaComputeUsd = 1e6 * (billedMs / 1000) * (memoryMb / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND;
   const parts = {
-    lambdaComputeUsd,
+    lambdaComputeUsd: 1e6 * (billedMs / 1000) * (memoryMb / 1024) * LAMBDA_ARM64_USD_PER_GB_SECOND,
     lambdaRequestsUsd: LAMBDA_USD_PER_MILLION_REQUESTS,
     httpApiUsd: HTTP_API_USD_PER_MILLION_REQUESTS,
+    // One write request unit per create: the item is well under 1 KB.
     dynamoDbUsd: DYNAMODB_USD_PER_MILLION_WRITE_UNITS,
   };
-  const totalUsd = Object.values(parts).reduce((sum, part) => sum + part, 0);
-  return { durationMs, billedMs, memoryMb, ...parts, totalUsd };
+  return { ...parts, totalUsd: Object.values(parts).reduce((sum, part) => sum + part, 0) };
 }
