@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { delimiter, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -17,12 +17,8 @@ export function requestedOtherNode(args: string[], environment: NodeJS.ProcessEn
   const path =
     parseArgs({ args, options: { node: { type: "string" } } }).values.node ?? environment.BENCH_NODE;
   if (path === undefined || path === "") return undefined;
-  let resolved: string;
-  try {
-    resolved = realpathSync(path);
-  } catch {
-    throw new Error(`the Node to measure with, '${path}', does not exist`);
-  }
+  if (!existsSync(path)) throw new Error(`the Node to measure with, '${path}', does not exist`);
+  const resolved = realpathSync(path);
   return resolved === realpathSync(process.execPath) ? undefined : resolved;
 }
 

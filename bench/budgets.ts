@@ -14,13 +14,11 @@ export const BUDGETS = [
   { over: AWS_LITE_PEER, atMost: 1 },
 ] as const;
 
-export type Verdict = "PASS" | "FAIL" | "ERROR";
-
 export interface BudgetRow {
   condition: string;
   budget: string;
   measured: string;
-  verdict: Verdict;
+  verdict: "PASS" | "FAIL" | "ERROR";
 }
 
 /** "full core" or "1024 MB": where a condition's processes ran. */
