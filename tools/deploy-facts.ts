@@ -74,18 +74,12 @@ function dashboardMetrics(template: Template): { lines: number; distinct: number
   return { lines: metrics.length, distinct: new Set(metrics.map(identity)).size };
 }
 
-interface AlarmFacts {
-  id: string;
-  description: string;
-  /** The metrics it watches: one, or each metric of a math expression (each is billed). */
-  metrics: number;
-}
-
-function alarms(template: Template): AlarmFacts[] {
+function alarms(template: Template) {
   return resources(template, "AWS::CloudWatch::Alarm").map(([logicalId, { Properties = {} }]) => ({
     // The construct's id: `Alarms<id><hash>`.
     id: logicalId.replace(/^Alarms/, "").replace(/[0-9A-F]{8}$/, ""),
     description: String(Properties.AlarmDescription),
+    // One, or each metric of a math expression (each is billed).
     metrics:
       Properties.MetricName !== undefined
         ? 1
