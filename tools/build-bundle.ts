@@ -14,7 +14,7 @@ export async function buildBundle(directory = BUNDLE_DIRECTORY): Promise<string>
   return (await buildBundleWithSize(directory)).path;
 }
 
-/** The same, with what a cold start imports: the entry and its static chunks (bundle-options.ts, eagerBytes). */
+/** buildBundle's, with the bytes a cold start imports: the entry and its static chunks (eagerBytes). */
 async function buildBundleWithSize(directory = BUNDLE_DIRECTORY) {
   const options = { ...handlerBundleOptions(directory), metafile: true, write: false } as const;
   const { outputFiles, metafile } = await build(options);

@@ -19,7 +19,7 @@ export const HANDLER_FILE = "index.mjs";
 const REQUIRE_BANNER =
   'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);';
 
-/** The deployable bundle's esbuild options, fresh for each build() that takes them, for a one-file bundle. */
+/** The deployable bundle's esbuild options, for a one-file bundle: fresh objects for each build(). */
 export function esbuildOptions(): BuildOptions {
   return {
     bundle: true,
@@ -32,7 +32,7 @@ export function esbuildOptions(): BuildOptions {
     sourcemap: true,
     sourcesContent: false,
     mainFields: ["module", "main"],
-    // esbuild's list of what it wrote is noise in `cdk synth`, `npm start` and the tests; its warnings are not.
+    // esbuild's list of what it wrote is noise in `cdk synth`, `npm start` and tests; its warnings are not.
     logLevel: "warning",
   };
 }

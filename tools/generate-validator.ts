@@ -62,7 +62,7 @@ function componentSchemas(document: Schema): Schema {
   return (document.components as Schema).schemas as Schema;
 }
 
-/** The properties of the component schema `schemaName`, in the document's order, each with its schema resolved. */
+/** The properties of the component schema `schemaName`, in the document's order, $refs followed. */
 export function propertiesOf(document: Schema, schemaName: string) {
   const schema = componentSchemas(document)[schemaName] as Schema;
   const required = new Set((schema.required as string[] | undefined) ?? []);
