@@ -60,7 +60,7 @@ describe("a create's own signal", () => {
   });
 
   it("stops it at once while its POST is in flight, with the signal's reason as given, not a PlantStoreError", async () => {
-    const { clock, client, plantRequests } = setup((_request, signal) => neverAnswers(signal));
+    const { clock, client, plantRequests } = setup(neverAnswers);
     const controller = new AbortController();
     const call = client.createPlant(fern(1n), { signal: controller.signal }).catch((thrown) => thrown);
     await letRun();

@@ -14,6 +14,7 @@ import {
   PlantStoreError,
   TokenEndpointError,
 } from "../../client/index.ts";
+import { failureOf } from "./fakes.ts";
 
 interface Recorded {
   method: string;
@@ -91,11 +92,6 @@ function clientAt(path: string, options: Partial<PlantStoreClientOptions> = {}, 
   });
 }
 
-const failureOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => new Error("the call did not fail"),
-    (error: unknown) => error as PlantStoreError,
-  );
 const postsTo = (server: typeof api, path: string) =>
   server.requests.filter((request) => request.method === "POST" && request.url === path).length;
 

@@ -9,12 +9,10 @@
 import { inspect } from "node:util";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { createPlantStoreClient } from "../../client/index.ts";
-import { FakeClock } from "../support/fake-clock.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { json, PLANTS_URL, type RecordedRequest, START, scriptedFetch, settle, TOKEN_URL } from "./fakes.ts";
+import { CREDENTIALS, clientOnFakes, json } from "./fakes.ts";
 
-const CLIENT_ID = "client-id-1";
+const CLIENT_ID = CREDENTIALS.clientId;
 
 /** A secret or token no static text of the client contains (its prefix), with characters that encode. */
 const credential = (prefix: string) =>
@@ -101,16 +99,19 @@ function forbidden(
   return echo.of === "token" && token === undefined ? forms : [...forms, echo.form];
 }
 
-type Carrier =
-  | "thrown"
-  | "location"
-  | "error"
-  | "error_description"
-  | "token_type"
-  | "message"
-  | "apigw-requestid"
-  | "x-amzn-requestid"
-  | "www-authenticate";
+/** Where an answer may echo a credential. */
+const CARRIERS = [
+  "thrown",
+  "location",
+  "error",
+  "error_description",
+  "token_type",
+  "message",
+  "apigw-requestid",
+  "x-amzn-requestid",
+  "www-authenticate",
+] as const;
+type Carrier = (typeof CARRIERS)[number];
 
 interface Scenario {
   /** The token endpoint's answer. */
@@ -128,20 +129,7 @@ interface Scenario {
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   tokenStatus: fc.constantFrom(200, 200, 200, 400, 401, 500, 503),
   apiStatus: fc.constantFrom(400, 401, 403, 409, 413, 500, 503),
-  carriers: fc.subarray(
-    [
-      "thrown",
-      "location",
-      "error",
-      "error_description",
-      "token_type",
-      "message",
-      "apigw-requestid",
-      "x-amzn-requestid",
-      "www-authenticate",
-    ] as Carrier[],
-    { minLength: 1 },
-  ),
+  carriers: fc.subarray([...CARRIERS], { minLength: 1 }),
   formIndex: fc.nat(),
   keep: fc.option(fc.integer({ min: 8, max: 60 })),
   prefix: fc.constantFrom("", "x", "Basic ", "secret=", "\t"),
@@ -196,23 +184,12 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
     fc.asyncProperty(credential("Qv"), credential("Tk"), scenario, async (secret, token, sc) => {
       const echo = echoed(secret, token, sc.formIndex, sc.keep);
       const said = `${sc.prefix}${echo.form}${sc.suffix}`;
-      const clock = new FakeClock({ now: START });
-      const fake = scriptedFetch(clock, (request: RecordedRequest) =>
-        request.url === TOKEN_URL
-          ? answer(sc.tokenStatus, "token", token, said, sc.carriers)
-          : answer(sc.apiStatus, "api", token, said, sc.carriers),
-      );
-      const client = createPlantStoreClient({
-        baseUrl: PLANTS_URL,
-        credentials: { clientId: CLIENT_ID, clientSecret: secret, tokenUrl: TOKEN_URL },
-        fetch: fake.fetch,
-        clock,
-        random: () => 0.5,
+      const { failure } = clientOnFakes({
+        answerToken: () => answer(sc.tokenStatus, "token", token, said, sc.carriers),
+        answerPlants: () => answer(sc.apiStatus, "api", token, said, sc.carriers),
+        options: { credentials: { ...CREDENTIALS, clientSecret: secret } },
       });
-      const error = (await settle(clock, client.createPlant({ id: 1n, name: "Fern" })).then(
-        () => new Error("createPlant did not fail"),
-        (thrown: unknown) => thrown,
-      )) as Error;
+      const error = await failure();
       expect(error.cause).toBeUndefined();
       const shown = [
         error.message,
