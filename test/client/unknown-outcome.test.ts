@@ -57,7 +57,7 @@ describe("no POST can have reached the API: no ending", () => {
     "UND_ERR_CONNECT_TIMEOUT",
   ])("%s, every attempt", async (code) => {
     const error = await failureAfter([failed(code)]);
-    expect(error).toMatchObject({ kind: "network", attempts: 3 });
+    expect(error).toMatchObject({ kind: "network", status: undefined, attempts: 3 });
     expect(error.message).toBe(`POST ${PLANTS_URL}: no answer (fetch failed: ${code})`);
   });
 });
@@ -66,6 +66,7 @@ describe("a POST may have reached the API unanswered: the ending, unless the las
   it.each([
     ["a reset connection, every attempt", [failed("ECONNRESET")], "network", true],
     ["a browser's refusal (no code), every attempt", [browserRefusal], "network", true],
+    ["a timeout, every attempt", [neverAnswers], "timeout", true],
     ["a timeout, then refused connections", [neverAnswers, failed("ECONNREFUSED")], "network", true],
     ["a timeout, then 503s", [neverAnswers, failing(503)], "unavailable", true],
     ["a 502, then a 500", [failing(502), failing(500)], "server-error", true],
