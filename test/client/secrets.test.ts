@@ -89,11 +89,7 @@ function echoed(secret: string, token: string, formIndex: number, keep: number |
  * once the client was given it (before, it is just a string a server made up, which the client cannot
  * know to hide), and what was echoed, whole or cut.
  */
-function forbidden(
-  secret: string,
-  token: string | undefined,
-  echo: { form: string; of: "secret" | "token" },
-) {
+function forbidden(secret: string, token: string | undefined, echo: ReturnType<typeof echoed>) {
   const forms =
     token === undefined ? secretForms(secret) : [...secretForms(secret), ...credentialForms(token)];
   return echo.of === "token" && token === undefined ? forms : [...forms, echo.form];
@@ -113,24 +109,14 @@ const CARRIERS = [
 ] as const;
 type Carrier = (typeof CARRIERS)[number];
 
-interface Scenario {
+const scenario = fc.record({
   /** The token endpoint's answer. */
-  tokenStatus: 200 | 400 | 401 | 500 | 503;
-  /** The API's answer, when a token was had. */
-  apiStatus: 400 | 401 | 403 | 409 | 413 | 500 | 503;
-  carriers: Carrier[];
-  formIndex: number;
-  /** Where the echoed form is cut, or null when it is whole. */
-  keep: number | null;
-  prefix: string;
-  suffix: string;
-}
-
-const scenario: fc.Arbitrary<Scenario> = fc.record({
   tokenStatus: fc.constantFrom(200, 200, 200, 400, 401, 500, 503),
+  /** The API's answer, when a token was had. */
   apiStatus: fc.constantFrom(400, 401, 403, 409, 413, 500, 503),
   carriers: fc.subarray([...CARRIERS], { minLength: 1 }),
   formIndex: fc.nat(),
+  /** Where the echoed form is cut, or null when it is whole. */
   keep: fc.option(fc.integer({ min: 8, max: 60 })),
   prefix: fc.constantFrom("", "x", "Basic ", "secret=", "\t"),
   suffix: fc.constantFrom("", "y", " ", "&scope=a"),
