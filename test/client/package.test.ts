@@ -19,9 +19,9 @@ const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
 const README_SNIPPET = /```ts\n(\/\/ create-plant\.ts in your project[\s\S]*?)```/;
 
 let work: string;
-let tarball: string;
 let consumer: string;
-let packed: string;
+/** The package as the consumer's npm install unpacked it. */
+let installed: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "plant-store-client-package-"));
@@ -30,10 +30,7 @@ beforeAll(async () => {
   });
   // The prepack script (the build) prints first; npm's JSON report comes last.
   const [{ filename }] = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as [{ filename: string }];
-  tarball = join(work, filename);
-  packed = join(work, "packed");
-  await mkdir(packed);
-  await run("tar", ["-xzf", tarball, "-C", packed]);
+  const tarball = join(work, filename);
   consumer = join(work, "consumer");
   await mkdir(consumer);
   await writeFile(
@@ -43,16 +40,18 @@ beforeAll(async () => {
   await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], {
     cwd: consumer,
   });
+  installed = join(consumer, "node_modules", "@plant-store", "client");
+  await writeFile(join(consumer, "consumer.ts"), CONSUMER_SOURCE);
 });
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe("the packed tarball", () => {
+describe("the packed tarball, as npm installed it", () => {
   it("is outside the repository, depends on exact versions only, and declares ESM with types", async () => {
     expect(resolve(work).startsWith(resolve(REPO))).toBe(false);
-    const manifest = JSON.parse(await readFile(join(packed, "package", "package.json"), "utf8"));
+    const manifest = JSON.parse(await readFile(join(installed, "package.json"), "utf8"));
     expect(manifest).toMatchObject({
       name: "@plant-store/client",
       version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
@@ -72,8 +71,8 @@ describe("the packed tarball", () => {
   });
 
   it("holds the client's modules and declarations in dist/, and nothing of the function's (lambda/)", async () => {
-    const files = (await readdir(join(packed, "package"), { recursive: true, encoding: "utf8" })).filter(
-      (file) => /\.(js|d\.ts)$/.test(file),
+    const files = (await readdir(installed, { recursive: true, encoding: "utf8" })).filter((file) =>
+      /\.(js|d\.ts)$/.test(file),
     );
     expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.min.js", "dist/index.d.ts"]));
     expect(
@@ -182,23 +181,29 @@ const WITH_NODE_TYPES = {
   skipLibCheck: true,
 };
 
+/** What `tsc` prints for `files` of the consumer under the strict settings and `options`: nothing when they compile. */
+async function compile(name: string, files: string[], options: object): Promise<string> {
+  const tsconfig = `tsconfig.${name}.json`;
+  await writeFile(
+    join(consumer, tsconfig),
+    JSON.stringify({ compilerOptions: { ...STRICT, ...options }, files }),
+  );
+  const checked = await run(process.execPath, [TSC, "-p", tsconfig], { cwd: consumer }).catch(
+    (error: { stdout: string }) => error,
+  );
+  return checked.stdout;
+}
+
+const NODENEXT = { module: "NodeNext", moduleResolution: "NodeNext", outDir: "out" };
+
 describe("a TypeScript project that installed the tarball", () => {
   it.each([
-    ["nodenext", { module: "NodeNext", moduleResolution: "NodeNext", outDir: "out" }],
+    ["nodenext", NODENEXT],
     ["bundler", { module: "ESNext", moduleResolution: "Bundler", noEmit: true }],
   ])(
     "type-checks in strict mode with module resolution %s",
     async (name, options) => {
-      await writeFile(join(consumer, "consumer.ts"), CONSUMER_SOURCE);
-      const tsconfig = `tsconfig.${name}.json`;
-      await writeFile(
-        join(consumer, tsconfig),
-        JSON.stringify({ compilerOptions: { ...STRICT, ...options }, files: ["consumer.ts"] }),
-      );
-      const checked = await run(process.execPath, [TSC, "-p", tsconfig], { cwd: consumer }).catch(
-        (error: { stdout: string }) => error,
-      );
-      expect(checked.stdout).toBe("");
+      expect(await compile(name, ["consumer.ts"], options)).toBe("");
     },
     60_000,
   );
@@ -215,24 +220,10 @@ describe("a TypeScript project that installed the tarball", () => {
     });
 
     it("runs the README's snippet as written, creating id 2^63 - 1 exactly", async () => {
-      await writeFile(
-        join(consumer, "create-plant.ts"),
-        readmeSnippet(await readFile(join(REPO, "README.md"), "utf8")),
-      );
-      await writeFile(
-        join(consumer, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            ...STRICT,
-            ...WITH_NODE_TYPES,
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            outDir: "out",
-          },
-          files: ["create-plant.ts"],
-        }),
-      );
-      await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: consumer });
+      const snippet = README_SNIPPET.exec(await readFile(join(REPO, "README.md"), "utf8"))?.[1];
+      expect(snippet, "README.md's snippet starting '// create-plant.ts in your project'").toBeDefined();
+      await writeFile(join(consumer, "create-plant.ts"), snippet ?? "");
+      expect(await compile("readme", ["create-plant.ts"], { ...WITH_NODE_TYPES, ...NODENEXT })).toBe("");
       const local = JSON.parse(await readFile(join(dataDir, "client.json"), "utf8"));
       const { stdout } = await run(process.execPath, ["out/create-plant.js"], {
         cwd: consumer,
@@ -254,10 +245,3 @@ describe("a TypeScript project that installed the tarball", () => {
     });
   });
 });
-
-function readmeSnippet(readme: string): string {
-  const snippet = README_SNIPPET.exec(readme)?.[1];
-  if (snippet === undefined)
-    throw new Error("README.md has no snippet starting '// create-plant.ts in your project'");
-  return snippet;
-}
