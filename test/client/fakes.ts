@@ -2,6 +2,7 @@
  * The client's tests on the one fake clock (test/support/fake-clock.ts) and a scripted fetch, so that its
  * waits, timeouts and retries take no real time.
  */
+import { setImmediate } from "node:timers/promises";
 import {
   createPlantStoreClient,
   type NewPlant,
@@ -38,7 +39,7 @@ export async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<
 export async function letRun() {
   // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
   // turns of the event loop leave room for anything a Response body takes beyond microtasks.
-  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  for (let turn = 0; turn < 3; turn++) await setImmediate();
 }
 
 /** What a call throws, for the test to look into; an Error saying so when it does not fail. */
@@ -47,7 +48,7 @@ export function failureOf(call: Promise<unknown>): Promise<PlantStoreError> {
   return call.then(notFailed, (thrown: unknown) => thrown as PlantStoreError);
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   url: string;
   method: string;
   headers: Headers;
@@ -175,12 +176,7 @@ export function tokenAnswer(token: string, expiresIn = 3600): Response {
 }
 
 /** A token endpoint that gives token-1, token-2, … one a request. */
-export function numberedTokens(): Responder {
+function numberedTokens(): Responder {
   let issued = 0;
   return () => tokenAnswer(`token-${++issued}`);
 }
-
-export const INVALID_TOKEN_CHALLENGE = {
-  "www-authenticate":
-    'Bearer realm="plants", error="invalid_token", error_description="the token has expired"',
-};

@@ -10,7 +10,6 @@ import {
   CREDENTIALS,
   clientOnFakes,
   failing,
-  INVALID_TOKEN_CHALLENGE,
   inTurn,
   json,
   START,
@@ -98,7 +97,10 @@ describe("the token cache", () => {
 });
 
 describe("a token the API refuses (401 invalid_token)", () => {
-  const refusal = failing(401, "the token has expired", INVALID_TOKEN_CHALLENGE);
+  const refusal = failing(401, "the token has expired", {
+    "www-authenticate":
+      'Bearer realm="plants", error="invalid_token", error_description="the token has expired"',
+  });
 
   it("is replaced by one new token, and the POST sent again with it", async () => {
     const { create, tokenRequests, plantRequests } = clientOnFakes({
