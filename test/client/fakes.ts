@@ -20,14 +20,10 @@ export const START = 1_800_000_000_000;
  */
 export async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<T> {
   let settled = false;
-  promise.then(
-    () => {
-      settled = true;
-    },
-    () => {
-      settled = true;
-    },
-  );
+  const done = () => {
+    settled = true;
+  };
+  promise.then(done, done);
   for (;;) {
     await letRun();
     if (settled) return promise;
