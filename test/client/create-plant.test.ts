@@ -133,11 +133,11 @@ describe("retries: 503, 429, 502, 504, no answer and timeouts, with backoff, ins
   const busy = (status: number, seconds: string) => failing(status, "busy", { "retry-after": seconds });
 
   it.each([
-    ["two 503s with Retry-After: 1", [busy(503, "1"), busy(503, "1")], [0, 1000, 2000]],
-    ["a 429 with Retry-After: 2", [busy(429, "2")], [0, 2000]],
-    ["a 502 and a 504 with Retry-After: 1", [busy(502, "1"), busy(504, "1")], [0, 1000, 2000]],
-    ["no answer, then a timeout after it was sent", [reset, neverAnswers], [0, 0, 1000]],
-  ])("answers the plant after %s, the same request sent at %j ms", async (_case, failures, times) => {
+    ["two 503s with Retry-After: 1", [0, 1000, 2000], [busy(503, "1"), busy(503, "1")]],
+    ["a 429 with Retry-After: 2", [0, 2000], [busy(429, "2")]],
+    ["a 502 and a 504 with Retry-After: 1", [0, 1000, 2000], [busy(502, "1"), busy(504, "1")]],
+    ["no answer, then a timeout after it was sent", [0, 0, 1000], [reset, neverAnswers]],
+  ])("answers the plant after %s, the same request sent at %j ms", async (_case, times, failures) => {
     const { create, plantRequests } = clientOnFakes({
       answerPlants: inTurn(...failures, storesPlant),
       options: { retry: { attemptTimeoutMs: 1000 } },
