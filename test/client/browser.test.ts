@@ -113,7 +113,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => page?.server.close(resolve));
+    if (page) await new Promise((resolve) => page.server.close(resolve));
     await run?.close();
     if (work) await rm(work, { recursive: true, force: true });
   });
