@@ -42,7 +42,7 @@ describe("a create's own signal", () => {
   });
 });
 
-/** Where a call waits: for a token due in 1 s, for an answer that never comes, for a 503's Retry-After of 1 s. */
+/** Where a call waits: for a token due in 1 s, for an answer that never comes, for a 503's Retry-After: 1. */
 const WAITS = {
   "for a token": (clock: FakeClock) => ({ answerToken: answerAfter(clock, 1000, () => tokenAnswer("t")) }),
   "for its answer": () => ({ answerPlants: neverAnswers }),

@@ -1,9 +1,10 @@
 /**
  * The client as another project gets it: `npm pack` in client/ gives a tarball of the build's dist/ (whose
  * files import nothing but each other and the package's dependencies, as test/tools/build-client.test.ts
- * checks) and exact versions of those dependencies; it installs (offline, from the npm cache the repository's own install filled) into a project outside the
- * repository, type-checks there in strict mode under module resolution nodenext and bundler, and the
- * README's snippet, as written, creates a plant with id 2^63 − 1 against `npm start`.
+ * checks) and exact versions of those dependencies; it installs (offline, from the npm cache the
+ * repository's own install filled) into a project outside the repository, type-checks there in strict
+ * mode under module resolution nodenext and bundler, and the README's snippet, as written, creates a
+ * plant with id 2^63 − 1 against `npm start`.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -181,7 +182,7 @@ const WITH_NODE_TYPES = {
   skipLibCheck: true,
 };
 
-/** What `tsc` prints for `files` of the consumer under the strict settings and `options`: nothing when they compile. */
+/** What `tsc` prints for the consumer's `files`, strict and with `options`: nothing if they compile. */
 async function compile(name: string, files: string[], options: object): Promise<string> {
   const tsconfig = `tsconfig.${name}.json`;
   await writeFile(

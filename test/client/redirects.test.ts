@@ -63,7 +63,7 @@ afterAll(async () => {
   await elsewhere?.close();
 });
 
-/** A client of `<api>/loop`, its tokens from `tokenPath`, sending through `fetch` (the runtime's unless given). */
+/** A client of `<api>/loop`, its tokens from `tokenPath`, sending through `fetch` (else the runtime's). */
 function clientWith(tokenPath: string, fetch?: FetchFunction) {
   const credentials = { clientId: "id", clientSecret: "secret-1", tokenUrl: `${apiUrl}${tokenPath}` };
   const retry = { maxAttempts: 3, attemptTimeoutMs: 30_000, deadlineMs: 60_000 };
