@@ -51,7 +51,8 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>plants</ti
 
 let browser: BrowserContext;
 
-type ClientModule = typeof import("../../client/index.ts");
+/** What the page's `window` holds: the client module it loaded. */
+type PageWindow = { plantStoreClient: typeof import("../../client/index.ts") };
 
 /** The client module the page loaded (in the page: vitest's transform must not touch an import() there). */
 async function openPage(url: string) {
@@ -64,20 +65,16 @@ async function openPage(url: string) {
 /** The page's own origin: the page, the built client, and the tokens its "backend" gives (an expired one first). */
 async function startPageServer(clientBundle: string, tokenFor: (request: number) => Promise<string>) {
   let tokenRequests = 0;
-  const server = createServer((request, response) => {
-    void (async () => {
-      if (request.url === "/") return response.writeHead(200, { "content-type": "text/html" }).end(PAGE);
-      if (request.url === "/client.js") {
-        return response.writeHead(200, { "content-type": "text/javascript" }).end(clientBundle);
-      }
-      if (request.url === "/token") {
-        const token = await tokenFor(++tokenRequests);
-        return response
-          .writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" })
-          .end(token);
-      }
-      response.writeHead(404).end();
-    })();
+  const server = createServer(async (request, response) => {
+    const files: Record<string, [string, string]> = {
+      "/": ["text/html", PAGE],
+      "/client.js": ["text/javascript", clientBundle],
+    };
+    const file = files[request.url ?? ""];
+    if (file) return response.writeHead(200, { "content-type": file[0] }).end(file[1]);
+    if (request.url !== "/token") return response.writeHead(404).end();
+    const token = await tokenFor(++tokenRequests);
+    response.writeHead(200, { "content-type": "text/plain", "cache-control": "no-store" }).end(token);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -116,7 +113,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => page?.server.close(resolve));
+    if (page) await new Promise((resolve) => page.server.close(resolve));
     await run?.close();
     if (work) await rm(work, { recursive: true, force: true });
   });
@@ -126,8 +123,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
     // The store throttles the first write (one store attempt): the API answers 503 with Retry-After.
     run.faulty.script(["throttle"], "proxy");
     const outcome = await tab.evaluate(async (apiUrl: string) => {
-      const { createPlantStoreClient } = (window as unknown as { plantStoreClient: ClientModule })
-        .plantStoreClient;
+      const { createPlantStoreClient } = (window as unknown as PageWindow).plantStoreClient;
       const waits: number[] = [];
       const clock = {
         now: () => Date.now(),
@@ -181,8 +177,7 @@ describe.skipIf(chromiumMissing)(`the client in headless Chromium, from another 
     const refusedOrigin = page.origin.replace("127.0.0.1", "localhost");
     const tab = await openPage(`${refusedOrigin}/`);
     const outcome = await tab.evaluate(async (apiUrl: string) => {
-      const { createPlantStoreClient } = (window as unknown as { plantStoreClient: ClientModule })
-        .plantStoreClient;
+      const { createPlantStoreClient } = (window as unknown as PageWindow).plantStoreClient;
       const client = createPlantStoreClient({
         baseUrl: apiUrl,
         credentials: { token: "t" },

@@ -1,48 +1,21 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { NEW_PLANT_PROPERTIES } from "../../client/generated/openapi.ts";
-import {
-  createPlantStoreClient,
-  MAX_ANSWER_BYTES,
-  type PlantStoreClientOptions,
-  PlantStoreError,
-  type RetryOptions,
-} from "../../client/index.ts";
+import { MAX_ANSWER_BYTES, type PlantStoreClientOptions, PlantStoreError } from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
   answerAfter,
   BASE_URL,
   CREDENTIALS,
   clientOnFakes,
-  json,
+  failing,
+  failureOf,
+  inTurn,
   neverAnswers,
   PLANTS_URL,
-  type Responder,
   START,
-  scriptedFetch,
-  settle,
+  storesPlant,
   tokenAnswer,
 } from "./fakes.ts";
-
-const TOKEN = "header.payload-1.signature";
-
-/** A client whose token endpoint always gives TOKEN, and whose API answers with `answerPlants`. */
-function setup(answerPlants: Responder, options: Partial<PlantStoreClientOptions> = {}) {
-  const fakes = clientOnFakes({
-    answerPlants,
-    answerToken: () => tokenAnswer(TOKEN),
-    options: { random: () => 0.5, ...options },
-  });
-  const { clock, client } = fakes;
-  return {
-    ...fakes,
-    create: (plant: Parameters<typeof client.createPlant>[0]) => settle(clock, client.createPlant(plant)),
-  };
-}
-
-const echoPlant: Responder = (request) => {
-  const { name, tag } = JSON.parse(request.body) as { name: string; tag?: string };
-  return json(200, tag === undefined ? { name } : { name, tag });
-};
 
 describe("ids: exact int64 or refused before anything is sent", () => {
   it.each([
@@ -55,7 +28,7 @@ describe("ids: exact int64 or refused before anything is sent", () => {
     ["a safe-integer number", 9007199254740991, "9007199254740991"],
     ["zero as a number", 0, "0"],
   ])("sends %s as its exact digits", async (_case, id, digits) => {
-    const { create, plantRequests } = setup(echoPlant);
+    const { create, plantRequests } = clientOnFakes();
     expect(await create({ id, name: "Fern", tag: "fern" })).toEqual({ name: "Fern", tag: "fern" });
     expect(plantRequests()[0]?.body).toBe(`{"id":${digits},"name":"Fern","tag":"fern"}`);
   });
@@ -70,17 +43,17 @@ describe("ids: exact int64 or refused before anything is sent", () => {
     ["a string that is not decimal digits", "1e3", '"1e3"'],
     ["an empty string", "", '""'],
   ])("refuses %s with a TypeError naming it, and sends nothing", async (_case, id, named) => {
-    const { client, requests } = setup(echoPlant);
-    const refusal = await client.createPlant({ id, name: "Fern" }).catch((error: unknown) => error);
+    const { client, requests } = clientOnFakes();
+    const refusal = await failureOf(client.createPlant({ id, name: "Fern" }));
     expect(refusal).toBeInstanceOf(TypeError);
-    expect((refusal as TypeError).message).toContain(named);
+    expect(refusal.message).toContain(named);
     expect(requests).toHaveLength(0);
   });
 
   it("writes names with quotes, backslashes and non-ASCII as JSON, and reads the answer's Plant fields only", async () => {
-    const { create, plantRequests } = setup(
-      () => new Response('{"name":"F\\"ern ☘","id":9223372036854775807,"later":"x"}', { status: 200 }),
-    );
+    const { create, plantRequests } = clientOnFakes({
+      answerPlants: () => new Response('{"name":"F\\"ern ☘","id":9223372036854775807,"later":"x"}'),
+    });
     expect(await create({ id: 1n, name: 'F"ern ☘\\' })).toEqual({ name: 'F"ern ☘' });
     expect(JSON.parse(plantRequests()[0]?.body ?? "")).toEqual({ id: 1, name: 'F"ern ☘\\' });
   });
@@ -89,100 +62,97 @@ describe("ids: exact int64 or refused before anything is sent", () => {
 describe("requests", () => {
   it("posts JSON with the bearer token to {base_url}/plants, also when given the stack's ApiUrl (…/plants)", async () => {
     for (const baseUrl of [BASE_URL, `${BASE_URL}/`, PLANTS_URL]) {
-      const { create, plantRequests } = setup(echoPlant, { baseUrl });
-      await create({ id: 1, name: "Fern" });
+      const { create, plantRequests } = clientOnFakes({ options: { baseUrl } });
+      await create();
       const [request] = plantRequests();
       expect(request?.method).toBe("POST");
-      expect(request?.headers.get("authorization")).toBe(`Bearer ${TOKEN}`);
+      expect(request?.headers.get("authorization")).toBe("Bearer token-1");
       expect(request?.headers.get("content-type")).toBe("application/json");
     }
+  });
+
+  it("refuses a name it does not know, in the options or in retry, naming it and those it takes, and a retry that is no object", () => {
+    const made = (options: object) => () => clientOnFakes({ options: options as PlantStoreClientOptions });
+    expect(made({ retries: { maxAttempts: 5 } })).toThrow(
+      new TypeError(
+        "unknown option 'retries': createPlantStoreClient takes only baseUrl, credentials, fetch, retry, signal, clock, random",
+      ),
+    );
+    expect(made({ retry: { maxAttempt: 5 } })).toThrow(
+      new TypeError(
+        "unknown option 'retry.maxAttempt': retry takes only maxAttempts, deadlineMs, attemptTimeoutMs, baseDelayMs, maxDelayMs, maxRetryAfterMs",
+      ),
+    );
+    expect(made({ retry: 3 })).toThrow(
+      new TypeError("retry must be an object such as { maxAttempts: 3 }, got 3"),
+    );
+    expect(made({ credentials: { ...CREDENTIALS, scope: 5 } })).toThrow(
+      new TypeError("credentials.scope must be a string of space-separated scopes"),
+    );
   });
 });
 
 describe("errors", () => {
-  it("throws a 409 as a PlantStoreError with the API's fields and request id, and does not retry it", async () => {
-    const { create, plantRequests } = setup(() =>
-      json(
-        409,
-        { error: 409, message: "a different plant is stored under id 7" },
-        { "apigw-requestid": "Abc123=" },
-      ),
-    );
-    const error = await create({ id: 7, name: "Ivy" }).catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(PlantStoreError);
-    expect(error).toMatchObject({
-      name: "PlantStoreError",
-      kind: "conflict",
-      status: 409,
-      serverMessage: "a different plant is stored under id 7",
-      requestId: "Abc123=",
-      attempts: 1,
-    });
-    expect((error as Error).message).toBe(
-      `POST ${PLANTS_URL} answered 409: a different plant is stored under id 7`,
-    );
-    expect(plantRequests()).toHaveLength(1);
-  });
-
   it.each([
-    [400, "invalid-request"],
-    [401, "unauthorized"],
-    [403, "forbidden"],
-    [413, "invalid-request"],
-    [429, "throttled"],
-    [500, "server-error"],
-    [503, "unavailable"],
-    [504, "unavailable"],
-    [202, "unexpected-answer"],
-  ] as const)("gives a %i the kind %s to switch on", async (status, kind) => {
-    const { create } = setup(() => json(status, { error: status, message: "said the server" }));
-    const error = (await create({ id: 7, name: "Ivy" }).catch(
-      (thrown: unknown) => thrown,
-    )) as PlantStoreError;
-    expect(error).toBeInstanceOf(PlantStoreError);
-    expect(error).toMatchObject({ kind, status, serverMessage: "said the server" });
-  });
-
-  it("gives no answer the kind network, and every attempt timing out the kind timeout, with no status", async () => {
-    const refused = setup(() => {
-      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
-    });
-    await expect(refused.create({ id: 7, name: "Ivy" })).rejects.toMatchObject({
-      kind: "network",
-      status: undefined,
-      serverMessage: undefined,
-      attempts: 3,
-    });
-    const silent = setup((_request, signal) => neverAnswers(signal), { retry: { attemptTimeoutMs: 1000 } });
-    await expect(silent.create({ id: 7, name: "Ivy" })).rejects.toMatchObject({
-      kind: "timeout",
-      status: undefined,
-      attempts: 3,
-    });
-  });
+    [400, "invalid-request", 1],
+    [401, "unauthorized", 1],
+    [403, "forbidden", 1],
+    [404, "not-found", 1],
+    [409, "conflict", 1],
+    [413, "invalid-request", 1],
+    [429, "throttled", 3],
+    [500, "server-error", 1],
+    [502, "unavailable", 3],
+    [503, "unavailable", 3],
+    [504, "unavailable", 3],
+    [202, "unexpected-answer", 1],
+  ] as const)(
+    "throws a %i as a PlantStoreError of kind %s, with the API's words, after %i POST(s)",
+    async (status, kind, posts) => {
+      // Only 429 and 502–504 are sent again: any other answer would be the same.
+      const answerPlants = failing(status, "said so", { "apigw-requestid": "id-1" });
+      const { failure, plantRequests } = clientOnFakes({ answerPlants });
+      const error = await failure();
+      expect(error).toBeInstanceOf(PlantStoreError);
+      expect(error).toMatchObject({
+        kind,
+        status,
+        serverMessage: "said so",
+        requestId: "id-1",
+        attempts: posts,
+      });
+      expect(error.message).toContain(`POST ${PLANTS_URL} answered ${status}: said so`);
+      expect(plantRequests()).toHaveLength(posts);
+    },
+  );
 });
 
-describe("retries: 503, 429, no answer and timeouts, with backoff, inside the deadline", () => {
-  it("answers the plant after two 503s with Retry-After: 1, with 3 requests about 2 s apart in all", async () => {
-    let answered = 0;
-    const { create, plantRequests } = setup((request) =>
-      ++answered <= 2
-        ? json(503, { error: 503, message: "store unavailable" }, { "retry-after": "1" })
-        : echoPlant(request, undefined),
-    );
+describe("retries: 503, 429, 502, 504, no answer and timeouts, with backoff, inside the deadline", () => {
+  const reset = () => Promise.reject(new TypeError("fetch failed", { cause: { code: "ECONNRESET" } }));
+  /** A 429 or 502–504 with Retry-After: `seconds`. */
+  const busy = (status: number, seconds: string) => failing(status, "busy", { "retry-after": seconds });
+
+  it.each([
+    ["two 503s with Retry-After: 1", [0, 1000, 2000], [busy(503, "1"), busy(503, "1")]],
+    ["a 429 with Retry-After: 2", [0, 2000], [busy(429, "2")]],
+    ["a 502 and a 504 with Retry-After: 1", [0, 1000, 2000], [busy(502, "1"), busy(504, "1")]],
+    ["no answer, then a timeout after it was sent", [0, 0, 1000], [reset, neverAnswers]],
+  ])("answers the plant after %s, the same request sent at %j ms", async (_case, times, failures) => {
+    const { create, plantRequests } = clientOnFakes({
+      answerPlants: inTurn(...failures, storesPlant),
+      options: { retry: { attemptTimeoutMs: 1000 } },
+    });
     expect(await create({ id: 9007199254740993n, name: "Fern" })).toEqual({ name: "Fern" });
-    const times = plantRequests().map((request) => request.at - START);
-    expect(times).toEqual([0, 1000, 2000]);
+    expect(plantRequests().map((request) => request.at - START)).toEqual(times);
     expect(new Set(plantRequests().map((request) => request.body)).size).toBe(1);
   });
 
   it("stops retrying once its retry quota is spent in an outage, and earns it back with successes", async () => {
     let outage = true;
-    const { create, plantRequests } = setup((request, signal) =>
-      outage
-        ? json(503, { error: 503, message: "store unavailable" }, { "retry-after": "0" })
-        : echoPlant(request, signal),
-    );
+    const unavailable = failing(503, "store unavailable", { "retry-after": "0" });
+    const { create, plantRequests } = clientOnFakes({
+      answerPlants: (request, signal) => (outage ? unavailable() : storesPlant(request, signal)),
+    });
     const requestsOf = async (id: number) => {
       const before = plantRequests().length;
       await create({ id, name: "Fern" }).catch(() => undefined);
@@ -199,63 +169,19 @@ describe("retries: 503, 429, no answer and timeouts, with backoff, inside the de
     expect(await requestsOf(200)).toBe(2); // 10 earned back: one retry
   });
 
-  it("retries a request that got no answer, and one that timed out after it was sent", async () => {
-    let answered = 0;
-    const { create, plantRequests } = setup(
-      (request, signal) => {
-        answered++;
-        if (answered === 1) throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
-        if (answered === 2) return neverAnswers(signal);
-        return echoPlant(request, undefined);
-      },
-      { retry: { attemptTimeoutMs: 1000 }, random: () => 0 },
-    );
-    expect(await create({ id: 1, name: "Fern" })).toEqual({ name: "Fern" });
-    expect(plantRequests().map((request) => request.at - START)).toEqual([0, 0, 1000]);
-  });
-
   it("runs 20 calls at once on one client signal without Node's listener-leak warning", async () => {
-    const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning.name);
-    process.on("warning", onWarning);
-    try {
-      const { client } = setup(
-        (request) => new Promise((resolve) => setTimeout(() => resolve(echoPlant(request, undefined)), 5)),
-        { signal: new AbortController().signal },
-      );
-      const calls = Array.from({ length: 20 }, (_, index) =>
-        client.createPlant({ id: index + 1, name: "Fern" }),
-      );
-      expect(await Promise.all(calls)).toHaveLength(20);
-      await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
-    } finally {
-      process.off("warning", onWarning);
-    }
-    expect(warnings).toEqual([]);
-  });
-
-  it("refuses a name it does not know, in the options or in retry, naming it and those it takes, and a retry that is no object", () => {
-    const { fetch } = scriptedFetch(new FakeClock(), echoPlant);
-    const options = { baseUrl: BASE_URL, credentials: CREDENTIALS, fetch };
-    expect(() =>
-      createPlantStoreClient({ ...options, retries: { maxAttempts: 5 } } as PlantStoreClientOptions),
-    ).toThrow(
-      new TypeError(
-        "unknown option 'retries': createPlantStoreClient takes only baseUrl, credentials, fetch, retry, signal, clock, random",
-      ),
+    const emitWarning = vi.spyOn(process, "emitWarning");
+    onTestFinished(() => emitWarning.mockRestore());
+    const { client } = clientOnFakes({
+      answerPlants: (request) =>
+        new Promise((resolve) => setTimeout(() => resolve(storesPlant(request, undefined)), 5)),
+      options: { signal: new AbortController().signal },
+    });
+    const calls = Array.from({ length: 20 }, (_, index) =>
+      client.createPlant({ id: index + 1, name: "Fern" }),
     );
-    expect(() => createPlantStoreClient({ ...options, retry: { maxAttempt: 5 } as RetryOptions })).toThrow(
-      new TypeError(
-        "unknown option 'retry.maxAttempt': retry takes only maxAttempts, deadlineMs, attemptTimeoutMs, baseDelayMs, maxDelayMs, maxRetryAfterMs",
-      ),
-    );
-    expect(() => createPlantStoreClient({ ...options, retry: 3 as RetryOptions })).toThrow(
-      new TypeError("retry must be an object such as { maxAttempts: 3 }, got 3"),
-    );
-    const numericScope = { ...CREDENTIALS, scope: 5 } as unknown as PlantStoreClientOptions["credentials"];
-    expect(() => createPlantStoreClient({ ...options, credentials: numericScope })).toThrow(
-      new TypeError("credentials.scope must be a string of space-separated scopes"),
-    );
+    expect(await Promise.all(calls)).toHaveLength(20);
+    expect(emitWarning).not.toHaveBeenCalled();
   });
 });
 
@@ -264,12 +190,12 @@ describe("a property the contract does not have", () => {
   const NOT_A_FIELD = "not a field";
 
   it("is refused with a TypeError naming it, before any token or request", async () => {
-    const { client, requests } = setup(echoPlant);
+    const { client, requests } = clientOnFakes();
     const typo = { id: 5n, name: "Fern", [NOT_A_FIELD]: "x" };
     // @ts-expect-error a NewPlant has no such property: even a variable (not only a literal) of that type is refused
-    const refusal = await client.createPlant(typo).catch((thrown: unknown) => thrown);
+    const refusal = await failureOf(client.createPlant(typo));
     expect(refusal).toBeInstanceOf(TypeError);
-    expect((refusal as Error).message).toBe(
+    expect(refusal.message).toBe(
       `unknown property '${NOT_A_FIELD}': a NewPlant has only ${Object.keys(NEW_PLANT_PROPERTIES).join(", ")}`,
     );
     expect(requests).toHaveLength(0);
@@ -279,25 +205,19 @@ describe("a property the contract does not have", () => {
 describe("limits", () => {
   it(`reads answers up to ${MAX_ANSWER_BYTES / 1024} KiB, and throws a longer one, not read on`, async () => {
     const long = `{"name":"${"F".repeat(MAX_ANSWER_BYTES)}"}`;
-    const { create } = setup(() => new Response(long, { status: 200 }));
-    await expect(create({ id: 1, name: "Fern" })).rejects.toMatchObject({
-      kind: "unexpected-answer",
-      status: 200,
-    });
+    const { create } = clientOnFakes({ answerPlants: () => new Response(long) });
+    await expect(create()).rejects.toMatchObject({ kind: "unexpected-answer", status: 200 });
   });
 
   it("is over within retry.deadlineMs, a slow token endpoint's time included", async () => {
     const clock = new FakeClock({ now: START });
-    const { client } = clientOnFakes({
+    const { failure } = clientOnFakes({
       clock,
-      answerToken: answerAfter(clock, 4000, () => tokenAnswer(TOKEN)),
-      answerPlants: (_request, signal) => neverAnswers(signal),
+      answerToken: answerAfter(clock, 4000, () => tokenAnswer("token-1")),
+      answerPlants: neverAnswers,
       options: { retry: { deadlineMs: 10_000 } },
     });
-    const error = await settle(clock, client.createPlant({ id: 1, name: "Fern" })).catch(
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toMatchObject({ name: "PlantStoreError", kind: "timeout" });
+    expect(await failure()).toMatchObject({ name: "PlantStoreError", kind: "timeout", status: undefined });
     expect(clock.now() - START).toBeGreaterThan(9_000);
     expect(clock.now() - START).toBeLessThanOrEqual(10_000);
   });

@@ -2,8 +2,13 @@
  * The client's tests on the one fake clock (test/support/fake-clock.ts) and a scripted fetch, so that its
  * waits, timeouts and retries take no real time.
  */
-import { createPlantStoreClient, type PlantStoreClientOptions } from "../../client/index.ts";
-import type { Clock } from "../../lambda/clock.ts";
+import { setImmediate } from "node:timers/promises";
+import {
+  createPlantStoreClient,
+  type NewPlant,
+  type PlantStoreClientOptions,
+  type PlantStoreError,
+} from "../../client/index.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 
 /** When the client's fake clocks start: a time of today's order (HTTP dates, token lifetimes), whole seconds. */
@@ -15,14 +20,10 @@ export const START = 1_800_000_000_000;
  */
 export async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<T> {
   let settled = false;
-  promise.then(
-    () => {
-      settled = true;
-    },
-    () => {
-      settled = true;
-    },
-  );
+  const done = () => {
+    settled = true;
+  };
+  promise.then(done, done);
   for (;;) {
     await letRun();
     if (settled) return promise;
@@ -34,10 +35,16 @@ export async function settle<T>(clock: FakeClock, promise: Promise<T>): Promise<
 export async function letRun() {
   // Every microtask (the scripted fetch's answers, the client's awaits) runs before these resolve; a few
   // turns of the event loop leave room for anything a Response body takes beyond microtasks.
-  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  for (let turn = 0; turn < 3; turn++) await setImmediate();
 }
 
-export interface RecordedRequest {
+/** What a call throws, for the test to look into; an Error saying so when it does not fail. */
+export function failureOf(call: Promise<unknown>): Promise<PlantStoreError> {
+  const notFailed = () => new Error("the call did not fail") as PlantStoreError;
+  return call.then(notFailed, (thrown: unknown) => thrown as PlantStoreError);
+}
+
+interface RecordedRequest {
   url: string;
   method: string;
   headers: Headers;
@@ -51,8 +58,24 @@ export type Responder = (
   signal: AbortSignal | undefined,
 ) => Response | Promise<Response>;
 
-/** A fetch that answers from `respond` and records every request, token requests and API requests apart. */
-export function scriptedFetch(clock: Pick<Clock, "now">, respond: Responder) {
+/**
+ * A client on a fake clock (a new one at START unless given) whose token endpoint answers `answerToken`
+ * (token-1, token-2, … unless given) and whose API answers `answerPlants` (the plant it was sent, unless
+ * given); `options` are laid over the fakes' (credentials, clock, no jitter, …). Its fetch records every
+ * request, token requests and API requests apart; `create` makes a call and settles it on the clock,
+ * `failure` gives what that call throws.
+ */
+export function clientOnFakes({
+  answerPlants = storesPlant,
+  answerToken = numberedTokens(),
+  options = {},
+  clock = new FakeClock({ now: START }),
+}: {
+  answerPlants?: Responder;
+  answerToken?: Responder;
+  options?: Partial<PlantStoreClientOptions>;
+  clock?: FakeClock;
+} = {}) {
   const requests: RecordedRequest[] = [];
   const fetch = async (url: string, init: RequestInit): Promise<Response> => {
     init.signal?.throwIfAborted();
@@ -64,42 +87,29 @@ export function scriptedFetch(clock: Pick<Clock, "now">, respond: Responder) {
       at: clock.now(),
     };
     requests.push(request);
-    return respond(request, init.signal ?? undefined);
+    const signal = init.signal ?? undefined;
+    return url === TOKEN_URL ? answerToken(request, signal) : answerPlants(request, signal);
   };
-  return {
+  // No jitter: the backoff, random() × its ceiling, is 0, so a wait is a Retry-After's or none.
+  const client = createPlantStoreClient({
+    baseUrl: BASE_URL,
+    credentials: CREDENTIALS,
     fetch,
+    clock,
+    random: () => 0,
+    ...options,
+  });
+  const create = (plant: NewPlant = { id: 1n, name: "Fern" }, callOptions?: { signal?: AbortSignal }) =>
+    settle(clock, client.createPlant(plant, callOptions));
+  return {
+    clock,
+    client,
+    create,
+    failure: (plant?: NewPlant) => failureOf(create(plant)),
     requests,
     tokenRequests: () => requests.filter((request) => request.url === TOKEN_URL),
     plantRequests: () => requests.filter((request) => request.url === PLANTS_URL),
   };
-}
-
-/**
- * A client on a fake clock (a new one at START unless given) whose token endpoint answers `answerToken`
- * and whose API answers `answerPlants`; `options` are laid over the fakes' (credentials, clock, …).
- */
-export function clientOnFakes({
-  answerPlants,
-  answerToken,
-  options = {},
-  clock = new FakeClock({ now: START }),
-}: {
-  answerPlants: Responder;
-  answerToken: Responder;
-  options?: Partial<PlantStoreClientOptions>;
-  clock?: FakeClock;
-}) {
-  const fake = scriptedFetch(clock, (request, signal) =>
-    request.url === TOKEN_URL ? answerToken(request, signal) : answerPlants(request, signal),
-  );
-  const client = createPlantStoreClient({
-    baseUrl: BASE_URL,
-    credentials: CREDENTIALS,
-    fetch: fake.fetch,
-    clock,
-    ...options,
-  });
-  return { clock, client, ...fake };
 }
 
 /** Answers in this order, the last one repeated. */
@@ -124,6 +134,12 @@ export function answerAfter(clock: FakeClock, ms: number, answer: () => Response
     });
 }
 
+/** No answer ever: the request fails only when its signal aborts (a timeout, or the caller). */
+export const neverAnswers: Responder = (_request, signal) =>
+  new Promise((_resolve, reject) => {
+    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+
 export const BASE_URL = "https://plants.example.test";
 export const PLANTS_URL = `${BASE_URL}/plants`;
 export const TOKEN_URL = "https://auth.example.test/oauth2/token";
@@ -140,24 +156,23 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   });
 }
 
+/** The API's failure: `{ error: <status>, message }`, with these headers. */
+export function failing(status: number, message = `said ${status}`, headers: Record<string, string> = {}) {
+  return () => json(status, { error: status, message }, headers);
+}
+
+/** The API storing the plant it was sent: its name and tag answered. */
+export const storesPlant: Responder = (request) => {
+  const { name, tag } = JSON.parse(request.body) as { name: string; tag?: string };
+  return json(200, tag === undefined ? { name } : { name, tag });
+};
+
 export function tokenAnswer(token: string, expiresIn = 3600): Response {
   return json(200, { access_token: token, expires_in: expiresIn, token_type: "Bearer" });
 }
 
 /** A token endpoint that gives token-1, token-2, … one a request. */
-export function numberedTokens(): Responder {
+function numberedTokens(): Responder {
   let issued = 0;
   return () => tokenAnswer(`token-${++issued}`);
 }
-
-/** A fetch that never answers: it rejects only when its signal aborts (a timeout, or the caller). */
-export function neverAnswers(signal: AbortSignal | undefined): Promise<Response> {
-  return new Promise((_resolve, reject) => {
-    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
-}
-
-export const INVALID_TOKEN_CHALLENGE = {
-  "www-authenticate":
-    'Bearer realm="plants", error="invalid_token", error_description="the token has expired"',
-};

@@ -12,7 +12,6 @@ import {
   type PlantStoreClientOptions,
   TokenEndpointError,
 } from "../../client/index.ts";
-import { callDynamoDb } from "../../local/dynamodb.ts";
 import { npmRun, type RunningServer, startServer, tempDataDir } from "../support/local-run.ts";
 import { readStoredItem } from "../support/stored-item.ts";
 
@@ -53,23 +52,17 @@ function clientWith(options: Partial<PlantStoreClientOptions> = {}) {
 }
 
 describe("createPlant through npm start", () => {
+  // The id's forms are each written exactly (create-plant.test.ts); here the extremes are stored exactly.
   it.each([
     ["-9223372036854775808", -9223372036854775808n],
-    ["9007199254740993", 9007199254740993n],
-    ["9223372036854775807", 9223372036854775807n],
-    ["-9223372036854775808", "-9223372036854775808"],
-    ["9007199254740993", "9007199254740993"],
     ["9223372036854775807", "9223372036854775807"],
   ])("stores id %s exactly (given as %o) and answers the plant", async (digits, id) => {
-    // Each form of an id writes it itself: a rounded write must not pass on the item an earlier case left.
-    expect(await readStoredItem(store.endpoint, store.tableName, digits)).toBeUndefined();
     expect(await clientWith().createPlant({ id, name: "Fern", tag: "fern" })).toEqual({
       name: "Fern",
       tag: "fern",
     });
     const item = await readStoredItem(store.endpoint, store.tableName, digits);
     expect(item).toEqual({ id: { N: digits }, name: { S: "Fern" }, tag: { S: "fern" } });
-    await callDynamoDb(store.endpoint, "DeleteItem", { TableName: store.tableName, Key: { id: item?.id } });
   });
 
   it("serves 50 concurrent creates with one token fetch", async () => {

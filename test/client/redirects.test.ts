@@ -4,43 +4,32 @@
  * a plant is never re-POSTed to the host a redirect names; a token is only taken from the token URL
  * itself, even through a fetch of the caller's that follows redirects.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type ClientCredentials,
   createPlantStoreClient,
-  type PlantStoreClientOptions,
+  type FetchFunction,
   PlantStoreError,
   TokenEndpointError,
 } from "../../client/index.ts";
+import { failureOf } from "./fakes.ts";
 
-interface Recorded {
-  method: string;
-  url: string;
-  authorization: string | undefined;
-}
-
-/** An HTTP server answering with `route`, recording every request it gets. */
+/** An HTTP server answering with `route`, recording every request it gets as "<method> <path>". */
 async function recordingServer(route: (request: IncomingMessage, response: ServerResponse) => void) {
-  const requests: Recorded[] = [];
-  const server: Server = createServer((request, response) => {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
-      requests.push({
-        method: request.method ?? "",
-        url: request.url ?? "",
-        authorization: request.headers.authorization,
-      });
+      requests.push(`${request.method} ${request.url}`);
       route(request, response);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, requests, port, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { requests, port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-const SECRET = "SecretCanary-redirect-0123456789";
 const json = (response: ServerResponse, status: number, body: unknown) =>
   response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 
@@ -64,7 +53,6 @@ beforeAll(async () => {
       return json(response, 200, { access_token: "token-1", token_type: "Bearer", expires_in: 3600 });
     if (path === "/oauth2/token-moved") return redirect(307, `${elsewhereUrl}/oauth2/token`);
     if (path === "/loop/plants") return redirect(307, "/loop/plants");
-    if (path === "/moved/plants") return redirect(308, `${elsewhereUrl}/plants`);
     response.writeHead(404).end();
   });
   apiUrl = `http://127.0.0.1:${api.port}`;
@@ -75,70 +63,49 @@ afterAll(async () => {
   await elsewhere?.close();
 });
 
-function clientAt(path: string, options: Partial<PlantStoreClientOptions> = {}, tokenPath = "/oauth2/token") {
-  const credentials: ClientCredentials = {
-    clientId: "id",
-    clientSecret: SECRET,
-    tokenUrl: `${apiUrl}${tokenPath}`,
-  };
-  return createPlantStoreClient({
-    baseUrl: `${apiUrl}${path}`,
-    credentials,
-    // Waits of 0: the test never races a timer.
-    random: () => 0,
-    retry: { maxAttempts: 3, attemptTimeoutMs: 30_000, deadlineMs: 60_000 },
-    ...options,
-  });
+/** A client of `<api>/loop`, its tokens from `tokenPath`, sending through `fetch` (else the runtime's). */
+function clientWith(tokenPath: string, fetch?: FetchFunction) {
+  const credentials = { clientId: "id", clientSecret: "secret-1", tokenUrl: `${apiUrl}${tokenPath}` };
+  const retry = { maxAttempts: 3, attemptTimeoutMs: 30_000, deadlineMs: 60_000 };
+  // Waits of 0: the test never races a timer.
+  return createPlantStoreClient({ baseUrl: `${apiUrl}/loop`, credentials, fetch, random: () => 0, retry });
 }
-
-const failureOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => new Error("the call did not fail"),
-    (error: unknown) => error as PlantStoreError,
-  );
-const postsTo = (server: typeof api, path: string) =>
-  server.requests.filter((request) => request.method === "POST" && request.url === path).length;
 
 describe("a redirect is never followed", () => {
   it("a redirect loop is one POST, thrown as a redirect naming where it led", async () => {
-    const error = await failureOf(clientAt("/loop").createPlant({ id: 1n, name: "Fern" }));
+    const error = await failureOf(clientWith("/oauth2/token").createPlant({ id: 1n, name: "Fern" }));
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({ kind: "redirect", status: 307, attempts: 1 });
     expect(error.message).toBe(
       `POST ${apiUrl}/loop/plants answered 307, a redirect to /loop/plants, which the client never follows: set baseUrl to the URL that answers itself`,
     );
-    expect(postsTo(api, "/loop/plants")).toBe(1);
+    expect(api.requests.filter((request) => request === "POST /loop/plants")).toHaveLength(1);
   });
 
-  it("a token is taken only from the token URL itself: a redirected token request is a TokenEndpointError, and nothing is posted", async () => {
-    const before = api.requests.length;
-    const error = await failureOf(
-      clientAt("/loop", {}, "/oauth2/token-moved").createPlant({ id: 4n, name: "Fern" }),
-    );
-    expect(error).toBeInstanceOf(TokenEndpointError);
-    expect(error).toMatchObject({ kind: "redirect", status: 307, tokenUrl: `${apiUrl}/oauth2/token-moved` });
-    expect(error.message).toContain("set credentials.tokenUrl to the URL that answers itself");
-    expect(api.requests.slice(before).map((request) => request.url)).toEqual(["/oauth2/token-moved"]);
-    expect(elsewhere.requests).toEqual([]);
-  });
-
-  it("even a fetch of the caller's that follows redirects gets no token from elsewhere used", async () => {
-    const following = (url: string, init: RequestInit) =>
-      globalThis.fetch(url, { ...init, redirect: "follow" });
-    const before = api.requests.length;
-    const error = await failureOf(
-      clientAt("/loop", { fetch: following }, "/oauth2/token-moved").createPlant({ id: 5n, name: "Fern" }),
-    );
-    expect(error).toBeInstanceOf(TokenEndpointError);
-    expect(error).toMatchObject({ kind: "redirect", status: undefined });
-    expect(error.message).toBe(
-      `token endpoint ${apiUrl}/oauth2/token-moved was redirected, which the client never follows: set credentials.tokenUrl to the URL that answers itself`,
-    );
-    // The caller's fetch went there; the client used nothing it answered.
-    expect(elsewhere.requests.map((request) => request.url)).toEqual(["/oauth2/token"]);
-    expect(
-      api.requests.slice(before).some((request) => request.authorization?.includes("token-from-elsewhere")),
-    ).toBe(false);
-    elsewhere.requests.length = 0;
-  });
+  const following: FetchFunction = (url, init) => globalThis.fetch(url, { ...init, redirect: "follow" });
+  it.each([
+    ["the runtime's fetch", undefined, []],
+    ["a fetch of the caller's that follows redirects", following, ["POST /oauth2/token"]],
+  ])(
+    "a token is taken only from the token URL itself, even through %s: a TokenEndpointError, nothing posted",
+    async (_case, fetch, followed) => {
+      const [before, tokenUrl] = [api.requests.length, `${apiUrl}/oauth2/token-moved`];
+      elsewhere.requests.length = 0;
+      const error = await failureOf(
+        clientWith("/oauth2/token-moved", fetch).createPlant({ id: 4n, name: "Fern" }),
+      );
+      // The runtime's fetch gives the 307 and its Location; one that follows it, only that it was redirected.
+      const [status, what] = fetch
+        ? [undefined, "was redirected"]
+        : [307, `answered 307, a redirect to ${elsewhereUrl}/oauth2/token`];
+      expect(error).toBeInstanceOf(TokenEndpointError);
+      expect(error).toMatchObject({ kind: "redirect", status, tokenUrl });
+      expect(error.message).toBe(
+        `token endpoint ${tokenUrl} ${what}, which the client never follows: set credentials.tokenUrl to the URL that answers itself`,
+      );
+      // A fetch of the caller's went there; the client used nothing it answered, and posted nothing.
+      expect(elsewhere.requests).toEqual(followed);
+      expect(api.requests.slice(before)).toEqual(["POST /oauth2/token-moved"]);
+    },
+  );
 });

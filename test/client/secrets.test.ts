@@ -9,12 +9,10 @@
 import { inspect } from "node:util";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { createPlantStoreClient } from "../../client/index.ts";
-import { FakeClock } from "../support/fake-clock.ts";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { json, PLANTS_URL, type RecordedRequest, START, scriptedFetch, settle, TOKEN_URL } from "./fakes.ts";
+import { CREDENTIALS, clientOnFakes, json } from "./fakes.ts";
 
-const CLIENT_ID = "client-id-1";
+const CLIENT_ID = CREDENTIALS.clientId;
 
 /** A secret or token no static text of the client contains (its prefix), with characters that encode. */
 const credential = (prefix: string) =>
@@ -91,58 +89,34 @@ function echoed(secret: string, token: string, formIndex: number, keep: number |
  * once the client was given it (before, it is just a string a server made up, which the client cannot
  * know to hide), and what was echoed, whole or cut.
  */
-function forbidden(
-  secret: string,
-  token: string | undefined,
-  echo: { form: string; of: "secret" | "token" },
-) {
+function forbidden(secret: string, token: string | undefined, echo: ReturnType<typeof echoed>) {
   const forms =
     token === undefined ? secretForms(secret) : [...secretForms(secret), ...credentialForms(token)];
   return echo.of === "token" && token === undefined ? forms : [...forms, echo.form];
 }
 
-type Carrier =
-  | "thrown"
-  | "location"
-  | "error"
-  | "error_description"
-  | "token_type"
-  | "message"
-  | "apigw-requestid"
-  | "x-amzn-requestid"
-  | "www-authenticate";
+/** Where an answer may echo a credential. */
+const CARRIERS = [
+  "thrown",
+  "location",
+  "error",
+  "error_description",
+  "token_type",
+  "message",
+  "apigw-requestid",
+  "x-amzn-requestid",
+  "www-authenticate",
+] as const;
+type Carrier = (typeof CARRIERS)[number];
 
-interface Scenario {
+const scenario = fc.record({
   /** The token endpoint's answer. */
-  tokenStatus: 200 | 400 | 401 | 500 | 503;
-  /** The API's answer, when a token was had. */
-  apiStatus: 400 | 401 | 403 | 409 | 413 | 500 | 503;
-  carriers: Carrier[];
-  formIndex: number;
-  /** Where the echoed form is cut, or null when it is whole. */
-  keep: number | null;
-  prefix: string;
-  suffix: string;
-}
-
-const scenario: fc.Arbitrary<Scenario> = fc.record({
   tokenStatus: fc.constantFrom(200, 200, 200, 400, 401, 500, 503),
+  /** The API's answer, when a token was had. */
   apiStatus: fc.constantFrom(400, 401, 403, 409, 413, 500, 503),
-  carriers: fc.subarray(
-    [
-      "thrown",
-      "location",
-      "error",
-      "error_description",
-      "token_type",
-      "message",
-      "apigw-requestid",
-      "x-amzn-requestid",
-      "www-authenticate",
-    ] as Carrier[],
-    { minLength: 1 },
-  ),
+  carriers: fc.subarray([...CARRIERS], { minLength: 1 }),
   formIndex: fc.nat(),
+  /** Where the echoed form is cut, or null when it is whole. */
   keep: fc.option(fc.integer({ min: 8, max: 60 })),
   prefix: fc.constantFrom("", "x", "Basic ", "secret=", "\t"),
   suffix: fc.constantFrom("", "y", " ", "&scope=a"),
@@ -196,23 +170,12 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
     fc.asyncProperty(credential("Qv"), credential("Tk"), scenario, async (secret, token, sc) => {
       const echo = echoed(secret, token, sc.formIndex, sc.keep);
       const said = `${sc.prefix}${echo.form}${sc.suffix}`;
-      const clock = new FakeClock({ now: START });
-      const fake = scriptedFetch(clock, (request: RecordedRequest) =>
-        request.url === TOKEN_URL
-          ? answer(sc.tokenStatus, "token", token, said, sc.carriers)
-          : answer(sc.apiStatus, "api", token, said, sc.carriers),
-      );
-      const client = createPlantStoreClient({
-        baseUrl: PLANTS_URL,
-        credentials: { clientId: CLIENT_ID, clientSecret: secret, tokenUrl: TOKEN_URL },
-        fetch: fake.fetch,
-        clock,
-        random: () => 0.5,
+      const { failure } = clientOnFakes({
+        answerToken: () => answer(sc.tokenStatus, "token", token, said, sc.carriers),
+        answerPlants: () => answer(sc.apiStatus, "api", token, said, sc.carriers),
+        options: { credentials: { ...CREDENTIALS, clientSecret: secret } },
       });
-      const error = (await settle(clock, client.createPlant({ id: 1n, name: "Fern" })).then(
-        () => new Error("createPlant did not fail"),
-        (thrown: unknown) => thrown,
-      )) as Error;
+      const error = await failure();
       expect(error.cause).toBeUndefined();
       const shown = [
         error.message,
