@@ -285,7 +285,7 @@ async function grantedToken(
       if (!BEARER_TOKEN.test(granted.access_token))
         throw unexpected("with a token that is not a bearer token");
       const lifetimeMs = Math.floor(granted.expires_in ?? 0) * 1000;
-      const expiresAt = lifetimeMs >= 1000 ? requestedAt + Math.min(lifetimeMs, MAX_LIFETIME_MS) : undefined;
+      const expiresAt = lifetimeMs >= 1000 ? requestedAt + lifetimeMs : undefined;
       return { token: granted.access_token, expiresAt };
     });
   } catch (error) {

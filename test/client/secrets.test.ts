@@ -10,7 +10,7 @@ import { inspect } from "node:util";
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { fuzzRuns, fuzzTimeoutMs } from "../support/fuzz.ts";
-import { CREDENTIALS, clientOnFakes, json } from "./fakes.ts";
+import { CREDENTIALS, clientOnFakes, json, PLANTS_URL } from "./fakes.ts";
 
 const CLIENT_ID = CREDENTIALS.clientId;
 
@@ -192,4 +192,15 @@ it("no error of createPlant holds the client secret, a token or the Basic creden
     }),
     { numRuns: fuzzRuns(300) },
   );
+});
+
+it("masks a credential shorter than a masked run (4 to 7 characters) wherever it is echoed whole", async () => {
+  for (const token of ["Tk5x", "Tk5xQ9z"]) {
+    const { failure } = clientOnFakes({
+      answerPlants: () => json(403, { error: 403, message: `not for ${token}, ${token.toLowerCase()}` }),
+      options: { credentials: { token } },
+    });
+    const error = await failure();
+    expect(error.message).toBe(`POST ${PLANTS_URL} answered 403: not for [redacted], [redacted]`);
+  }
 });
