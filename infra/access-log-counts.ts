@@ -12,8 +12,10 @@ import { METRICS_NAMESPACE } from "../lambda/metrics.ts";
  */
 
 /** The stage's own 429: the gateway's throttle refused the request before any integration ran. */
-export const STAGE_THROTTLED_METRIC = "StageThrottled";
-export const STAGE_THROTTLED_PATTERN = '{ ($.status = "429") && ($.integrationStatus = "-") }';
+export const STAGE_THROTTLED = {
+  metricName: "StageThrottled",
+  filterPattern: '{ ($.status = "429") && ($.integrationStatus = "-") }',
+};
 
 /**
  * A request Lambda refused to run for its size (RequestEntityTooLargeException, 413): an invoke takes at
@@ -21,8 +23,10 @@ export const STAGE_THROTTLED_PATTERN = '{ ($.status = "429") && ($.integrationSt
  * never reaches the function, and API Gateway answers its own 500. Anyone can send one, token or not: it
  * is the caller's doing, not a fault of the service.
  */
-export const INVOKE_TOO_LARGE_METRIC = "InvokeTooLarge";
-export const INVOKE_TOO_LARGE_PATTERN = '{ $.integrationStatus = "413" }';
+export const INVOKE_TOO_LARGE = {
+  metricName: "InvokeTooLarge",
+  filterPattern: '{ $.integrationStatus = "413" }',
+};
 
 /**
  * A 5xx answer that is not that refusal: the service failing (the function's 503s and 500s, a crash, a

@@ -13,6 +13,7 @@ import {
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { buildSync } from "esbuild";
+import type { ExternalIssuerConfig } from "./issuer-config.ts";
 import {
   READER_ATTRIBUTES,
   READER_PROPERTIES,
@@ -27,15 +28,11 @@ import {
 } from "./key-set-delivery/public-key-set.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
-/** Where the key set comes from: read from the issuer at every deploy, or a file given at synth. */
-export type KeySetSource =
-  | { readonly kind: "read-at-deploy"; readonly jwksUrl: string }
-  | { readonly kind: "file"; readonly path: string; readonly keySetJson: string };
-
 export interface DeliveredKeySetProps {
   /** The function whose environment receives the key set as JWKS_JSON. */
   readonly handler: LambdaFunction;
-  readonly source: KeySetSource;
+  /** The issuer it trusts: its key set is read from its URL at every deploy, or given as a file at synth. */
+  readonly issuer: ExternalIssuerConfig;
 }
 
 /**
@@ -55,15 +52,18 @@ export const DEPLOY_TIME_VALUE_BYTES = 256;
  * From a file, the set is a literal of the template, checked at synth.
  */
 export class DeliveredKeySet extends Construct {
-  constructor(scope: Construct, id: string, { handler, source }: DeliveredKeySetProps) {
+  constructor(scope: Construct, id: string, { handler, issuer }: DeliveredKeySetProps) {
     super(scope, id);
     const budget = (): number => environmentBudget(handler);
+    const file = issuer.keySetFile;
     let summary: string;
-    if (source.kind === "file") {
-      handler.addEnvironment(DELIVERED_KEY_SET_VARIABLE, source.keySetJson);
-      this.node.addValidation({ validate: () => fileOverBudget(source, budget()) });
-      summary = `${keyCount(source.keySetJson)} keys delivered from ${source.path} (checked at synth)${keysLeftOutNote(source.keySetJson)}`;
+    if (file !== undefined) {
+      handler.addEnvironment(DELIVERED_KEY_SET_VARIABLE, file.keySetJson);
+      this.node.addValidation({ validate: () => fileOverBudget(file, budget()) });
+      summary = `${keyCount(file.keySetJson)} keys delivered from ${file.path} (checked at synth)${keysLeftOutNote(file.keySetJson)}`;
     } else {
+      // Without JWKS_URL the handler reads the issuer's well-known path (lambda/config.ts).
+      const jwksUrl = issuer.jwksUrl ?? `${issuer.issuer.replace(/\/+$/, "")}/.well-known/jwks.json`;
       const reader = this.createReader();
       const resource = new CustomResource(this, "Resource", {
         resourceType: "Custom::DeliveredKeySet",
@@ -71,7 +71,7 @@ export class DeliveredKeySet extends Construct {
         // A reader that never answered would otherwise hold the deploy for CloudFormation's default hour.
         serviceTimeout: Duration.seconds(readerTimeout().toSeconds() + 60),
         properties: {
-          [READER_PROPERTIES.jwksUrl]: source.jwksUrl,
+          [READER_PROPERTIES.jwksUrl]: jwksUrl,
           [READER_PROPERTIES.environmentBudget]: Lazy.number({ produce: budget }),
           [READER_PROPERTIES.synthesis]: new Date().toISOString(),
         },

@@ -1,5 +1,4 @@
 import type { App } from "aws-cdk-lib";
-import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { describeRoutes } from "../../lambda/http/routes.ts";
 import { ContextError, type MultiRegionConfig, type PlantStoreConfig } from "../config.ts";
 import { PlantStoreStack } from "../plant-store-stack.ts";
@@ -52,21 +51,10 @@ export function addMultiRegionPlantStore(
         tableName,
       })
     : undefined;
-  // Every Region trusts the one issuer, as it would an issuer the user brings.
-  const tokenIssuer: PlantStoreConfig["tokenIssuer"] =
-    shared?.tokenIssuer === undefined
-      ? config.tokenIssuer
-      : {
-          kind: "external",
-          issuer: shared.tokenIssuer.issuerUrl,
-          clientIds: shared.tokenIssuer.client.userPoolClientId,
-          audience: undefined,
-          jwksUrl: undefined,
-          // Each Region's stack reads the pool's key set at deploy time (infra/delivered-key-set.ts), so
-          // its function verifies tokens through an outage of the pool's Region.
-          keySetFile: undefined,
-          requiredScope: DEFAULT_REQUIRED_SCOPE,
-        };
+  // Every Region trusts the one issuer, as it would an issuer the user brings. Each Region's stack reads
+  // the pool's key set at deploy time (infra/delivered-key-set.ts), so its function verifies tokens
+  // through an outage of the pool's Region.
+  const tokenIssuer = shared?.tokenIssuer?.trustedIssuer ?? config.tokenIssuer;
 
   return regions.map((region) => {
     const stack = new PlantStoreStack(app, regionalStackName(stackName, region), {

@@ -32,10 +32,7 @@ export class PlantStoreSharedStack extends Stack {
       new CfnOutput(this, OUTPUT_KEYS.tableName, { value: tableName });
     }
     if (config.tokenIssuer.kind === "cognito") {
-      this.tokenIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
-        domainPrefix: config.tokenIssuer.domainPrefix,
-        retained: config.tokenIssuer.retained,
-      });
+      this.tokenIssuer = new CognitoTokenIssuer(this, "TokenIssuer", config.tokenIssuer);
       addTokenIssuerOutputs(this, this.tokenIssuer);
       new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: this.tokenIssuer.issuerUrl });
     }
