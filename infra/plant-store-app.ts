@@ -22,8 +22,10 @@ import { DeployRulesPlugin } from "./rules/plugin.ts";
  * Regions at synth, and the custom domain's certificate names them (the stack must be in its Region).
  */
 function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
-  const location = config.customDomain && certificateLocation(config.customDomain.certificateArn);
-  if (location === undefined) throw new ContextError('"edgeProtection=waf" needs "certificateArn"');
+  // readPlantStoreConfig refuses edge protection without a custom domain (an ARN it checked).
+  const domain = config.customDomain;
+  const location = domain && certificateLocation(domain.certificateArn);
+  if (domain === undefined || location === undefined) throw new Error("edge protection needs the domain");
   const webAclStackName = `${stackName}-EdgeWebAcl`;
   // WAF's limit on the web ACL's metric name, `<its stack's name>-web-acl`: 128 characters.
   if (`${webAclStackName}-web-acl`.length > 128) {
@@ -39,7 +41,8 @@ function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
     terminationProtection: config.terminationProtection,
     stageRateLimit: config.throttleRateLimit,
   });
-  return { stack, env: { account: location.account, region: location.region } };
+  const env = { account: location.account, region: location.region };
+  return { stack, env, protection: { originDomainName: domain.domainName, webAclArn: stack.webAcl.attrArn } };
 }
 
 /**
@@ -69,7 +72,7 @@ export function addPlantStore(app: App): PlantStoreStack {
             terminationProtection: config.terminationProtection,
             ...(edge === undefined
               ? {}
-              : { env: edge.env, crossRegionReferences: true, edgeWebAclArn: edge.stack.webAcl.attrArn }),
+              : { env: edge.env, crossRegionReferences: true, edgeProtection: edge.protection }),
           }),
         ]
       : addMultiRegionPlantStore(app, stackName, config, multiRegion);

@@ -25,7 +25,7 @@ import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from ".
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
 import { DeliveredKeySet } from "./delivered-key-set.ts";
-import { EdgeProtection } from "./edge-protection.ts";
+import { EdgeProtection, type EdgeProtectionProps } from "./edge-protection.ts";
 import { HANDLER_SETTING, handlerCode } from "./handler-code.ts";
 import { ownFunction } from "./own-function.ts";
 import { PLANTS_PARTITION_KEY, PLANTS_TABLE_KEEPING } from "./plants-table.ts";
@@ -36,8 +36,8 @@ import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
-  /** With `-c edgeProtection=waf`: the us-east-1 web ACL's ARN (infra/edge-web-acl-stack.ts). */
-  readonly edgeWebAclArn?: string;
+  /** With `-c edgeProtection=waf`: CloudFront and the web ACL in front, the API closed to anything else. */
+  readonly edgeProtection?: EdgeProtectionProps;
 }
 
 /** How long the handler keeps retrying the store before it answers 503 (the handler's default). */
@@ -67,7 +67,8 @@ export class PlantStoreStack extends Stack {
     const issuer = cognitoIssuer?.trustedIssuer ?? (tokenIssuer as ExternalIssuerConfig);
     const { handler, liveAlias } = this.createHandler(config, table, issuer);
     new DeliveredKeySet(this, "KeySetDelivery", { handler, issuer });
-    const edgeProtection = this.createEdgeProtection(config, props.edgeWebAclArn);
+    const edgeProtection =
+      props.edgeProtection && new EdgeProtection(this, "EdgeProtection", props.edgeProtection);
     this.api = this.createApi(config, liveAlias, edgeProtection?.authorizer);
     this.accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
       // Under /aws/vendedlogs/: covered by the account's CloudWatch Logs resource policy as it is
@@ -158,18 +159,6 @@ export class PlantStoreStack extends Stack {
     output(OUTPUT_KEYS.functionLogGroupName, handler.logGroup.logGroupName);
     output(OUTPUT_KEYS.accessLogGroupName, this.accessLogGroup.logGroupName);
     if (cognitoIssuer) addTokenIssuerOutputs(this, cognitoIssuer);
-  }
-
-  /** With `-c edgeProtection=waf`: CloudFront and the web ACL in front, the API closed to anything else. */
-  private createEdgeProtection(config: PlantStoreConfig, webAclArn: string | undefined) {
-    if (config.edgeProtection === "none") return undefined;
-    if (config.customDomain === undefined || webAclArn === undefined) {
-      throw new Error("edge protection needs the custom domain and the web ACL's ARN");
-    }
-    return new EdgeProtection(this, "EdgeProtection", {
-      originDomainName: config.customDomain.domainName,
-      webAclArn,
-    });
   }
 
   /**
