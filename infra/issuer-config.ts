@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { commaList } from "../lambda/comma-list.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
-import { ContextError, type ContextReader, check, httpsUrl, onlyWith, text } from "./context-values.ts";
+import { ContextError, type ContextReader, check, onlyWith, parseUrl, text } from "./context-values.ts";
 import { deliverableKeySet, KeySetRefusedError } from "./key-set-delivery/public-key-set.ts";
 import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
 
@@ -39,8 +39,9 @@ export function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | Exte
         `Context "cognitoDomainPrefix" does not apply with "issuer": no user pool is created`,
       );
     }
-    httpsUrl("issuer", issuer);
-    if (jwksUrl !== undefined) httpsUrl("jwksUrl", jwksUrl);
+    check(parseUrl(issuer)?.protocol === "https:", "issuer", "an https URL", issuer);
+    if (jwksUrl !== undefined)
+      check(parseUrl(jwksUrl)?.protocol === "https:", "jwksUrl", "an https URL", jwksUrl);
     // Without one of them any token the issuer signs, for any of its clients or APIs, would be accepted; a
     // deployed handler refuses to start without JWT_AUDIENCE or JWT_CLIENT_IDS (lambda/config.ts).
     if (commaList(audience).length === 0 && commaList(clientIds).length === 0) {
