@@ -1,30 +1,13 @@
 import { Duration, Stack } from "aws-cdk-lib";
-import type { HttpApi, HttpStage } from "aws-cdk-lib/aws-apigatewayv2";
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
-import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
-import {
-  AaaaRecord,
-  ARecord,
-  HealthCheck,
-  HealthCheckType,
-  HostedZone,
-  InsufficientDataHealthStatusEnum,
-  RecordTarget,
-} from "aws-cdk-lib/aws-route53";
-import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
+import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
+import { HealthCheck, HealthCheckType, InsufficientDataHealthStatusEnum } from "aws-cdk-lib/aws-route53";
 import { Construct } from "constructs";
 import { METRICS_NAMESPACE } from "../../lambda/metrics.ts";
 import { SERVER_FAULT_ANSWER_PATTERN } from "../access-log-counts.ts";
 import type { MultiRegionDomainConfig } from "../config.ts";
-import { CustomDomain } from "../custom-domain.ts";
-
-export interface RegionRoutingProps {
-  readonly domain: MultiRegionDomainConfig;
-  readonly api: HttpApi;
-  readonly stage: HttpStage;
-  /** The stage's access log (infra/access-log-counts.ts), of which the health metric is made. */
-  readonly accessLogGroup: ILogGroup;
-}
+import { aliasRecords, CustomDomain } from "../custom-domain.ts";
+import type { PlantStoreStack } from "../plant-store-stack.ts";
 
 /**
  * The health alarm: the share of the Region's answers that are 5xx, any cause of ours (a 503 of a store
@@ -53,9 +36,10 @@ export class RegionRouting extends Construct {
   readonly healthAlarm: Alarm;
   readonly healthCheck: HealthCheck;
 
-  constructor(scope: Construct, id: string, props: RegionRoutingProps) {
-    super(scope, id);
-    const { domain, api, stage, accessLogGroup } = props;
+  /** The health metric is made of `stack`'s access log (infra/access-log-counts.ts). */
+  constructor(stack: PlantStoreStack, id: string, domain: MultiRegionDomainConfig) {
+    super(stack, id);
+    const { api, stage, accessLogGroup } = stack;
     const region = Stack.of(this).region;
     const certificateArn = domain.certificateArns[region];
     if (certificateArn === undefined) throw new Error(`no certificate for ${region}`);
@@ -108,23 +92,18 @@ export class RegionRouting extends Construct {
       healthThreshold: 2,
     });
 
-    // The regional domain is dual-stack (infra/custom-domain.ts): an A and an AAAA latency record, both
-    // following this Region's health.
-    const latencyRecord = {
-      zone: HostedZone.fromHostedZoneId(this, "HostedZone", domain.hostedZoneId),
-      // Fully qualified, as the single-Region record (infra/custom-domain.ts).
-      recordName: `${domain.domainName}.`,
-      target: RecordTarget.fromAlias(
-        new ApiGatewayv2DomainProperties(
-          this.customDomain.domainName.regionalDomainName,
-          this.customDomain.domainName.regionalHostedZoneId,
-        ),
-      ),
-      region,
-      setIdentifier: region,
-      healthCheck: this.healthCheck,
-    };
-    new ARecord(this, "LatencyRecord", latencyRecord);
-    new AaaaRecord(this, "LatencyRecordIpv6", latencyRecord);
+    // Latency records, both following this Region's health.
+    aliasRecords(
+      this,
+      "LatencyRecord",
+      domain.hostedZoneId,
+      domain.domainName,
+      this.customDomain.domainName,
+      {
+        region,
+        setIdentifier: region,
+        healthCheck: this.healthCheck,
+      },
+    );
   }
 }
