@@ -157,15 +157,12 @@ export function readerSource(): string {
  * The bytes left for JWKS_JSON's value in `handler`'s environment, measured as Lambda measures it (the
  * variables as one JSON object), each value resolved at deploy counted as DEPLOY_TIME_VALUE_BYTES.
  */
-export function environmentBudget(handler: LambdaFunction): number {
-  const cfnFunction = handler.node.defaultChild as CfnFunction;
-  const resolved = Stack.of(handler).resolve(cfnFunction.environment) as
-    | { Variables?: Record<string, unknown>; variables?: Record<string, unknown> }
-    | undefined;
-  const variables = resolved?.Variables ?? resolved?.variables ?? {};
+function environmentBudget(handler: LambdaFunction): number {
+  // The L1 property as it resolves: `{ variables: { NAME: value } }`, a value unresolved at synth an object.
+  const environment = Stack.of(handler).resolve((handler.node.defaultChild as CfnFunction).environment);
+  const { variables = {} } = (environment ?? {}) as { variables?: object };
   const measured: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables)) {
-    if (name === DELIVERED_KEY_SET_VARIABLE) continue;
     measured[name] = typeof value === "string" ? value : "x".repeat(DEPLOY_TIME_VALUE_BYTES);
   }
   measured[DELIVERED_KEY_SET_VARIABLE] = "";
