@@ -97,25 +97,15 @@ export const STACK_TAG = "plant-store:stack";
  */
 export function refuseUnknownContextKeys(keys: Iterable<string>): void {
   const known: readonly string[] = CONTEXT_KEYS;
-  for (const key of keys) {
-    if (
-      known.includes(key) ||
-      key === "acknowledged-issue-numbers" ||
-      key.includes(":") ||
-      key.startsWith("@")
-    ) {
-      continue;
-    }
-    // The known key a typo most likely meant: the same letters in another case, or at most 2 edits away.
-    const distances = known.map(
-      (name) => [name, editDistance(name.toLowerCase(), key.toLowerCase())] as const,
-    );
-    const [closest] = distances.filter(([, distance]) => distance <= 2).sort((a, b) => a[1] - b[1]);
-    const suggestion = closest ? `; did you mean '${closest[0]}'?` : "";
-    throw new ContextError(
-      `unknown context key '${key}'${suggestion} known: ${[...known].sort().join(", ")}`,
-    );
-  }
+  const cdks = (key: string) =>
+    key === "acknowledged-issue-numbers" || key.includes(":") || key.startsWith("@");
+  const key = [...keys].find((candidate) => !known.includes(candidate) && !cdks(candidate));
+  if (key === undefined) return;
+  // The known key a typo most likely meant: the same letters in another case, or at most 2 edits away.
+  const distances = known.map((name) => [name, editDistance(name.toLowerCase(), key.toLowerCase())] as const);
+  const [closest] = distances.filter(([, distance]) => distance <= 2).sort((a, b) => a[1] - b[1]);
+  const suggestion = closest ? `; did you mean '${closest[0]}'?` : "";
+  throw new ContextError(`unknown context key '${key}'${suggestion} known: ${[...known].sort().join(", ")}`);
 }
 
 /** Levenshtein distance. */
