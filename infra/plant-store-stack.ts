@@ -266,12 +266,7 @@ export class PlantStoreStack extends Stack {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
     for (const { method, path } of ROUTES) {
-      api.addRoutes({
-        path,
-        methods: [HttpMethod[method]],
-        integration,
-        ...(authorizer ? { authorizer } : {}),
-      });
+      api.addRoutes({ path, methods: [HttpMethod[method]], integration, authorizer });
     }
     Validations.of(api).acknowledge({
       id: "AwsSolutions-APIG4",
