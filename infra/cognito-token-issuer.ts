@@ -40,7 +40,7 @@ export class CognitoTokenIssuer extends Construct {
   /** The pool as the handler trusts it: as it would trust an issuer the user brings. */
   readonly trustedIssuer: ExternalIssuerConfig;
 
-  /** With `retained` (`-c userPoolId=…`), the retained issuer is re-attached; nothing of Cognito is created. */
+  /** With `retained` (`-c userPoolId=…`) the retained issuer is re-attached, and nothing of Cognito made. */
   constructor(scope: Construct, id: string, props: CognitoIssuerConfig) {
     super(scope, id);
     const stack = Stack.of(this);

@@ -41,9 +41,10 @@ export class PreTrafficCheck extends Construct {
     });
     const roleDescription =
       "Plant Store pre-traffic hook: invoke the new version, read and report its deployment";
+    const probedId = Stack.of(this).getLogicalId(props.probedFunction.node.defaultChild as never);
     this.hook = ownFunction(this, "", roleDescription, [invoke], (common) => {
       Validations.of(common.role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.probedFunction.node.defaultChild as never)}.Arn>:*]`,
+        id: `AwsSolutions-IAM5[Resource::<${probedId}.Arn>:*]`,
         reason:
           "lambda:InvokeFunction on the probed function's qualified ARNs only: each deploy publishes a new " +
           "version, whose number is known only at deploy time.",
