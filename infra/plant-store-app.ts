@@ -61,7 +61,7 @@ export function addPlantStore(app: App): PlantStoreStack {
     );
   }
   const edge = config.edgeProtection === "waf" ? addEdgeWebAcl(app, stackName, config) : undefined;
-  const stacks =
+  const [stack] =
     multiRegion === undefined
       ? [
           // No `env` unless the edge needs one: the stack is environment-agnostic, so synth needs no
@@ -76,9 +76,6 @@ export function addPlantStore(app: App): PlantStoreStack {
           }),
         ]
       : addMultiRegionPlantStore(app, stackName, config, multiRegion);
-  const stack = stacks.find(
-    (candidate): candidate is PlantStoreStack => candidate instanceof PlantStoreStack,
-  );
   if (stack === undefined) throw new Error("no Region to serve");
   if (edge !== undefined) stack.addStackDependency(edge.stack);
   // On every stack of the app and every resource that takes tags. The stack tag stays on what outlives a
