@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import { type IMetric, Metric } from "aws-cdk-lib/aws-cloudwatch";
+import type { IMetric } from "aws-cdk-lib/aws-cloudwatch";
 import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { METRICS_NAMESPACE } from "../lambda/metrics.ts";
@@ -56,9 +56,7 @@ export class AccessLogCount extends Construct {
       metricValue: "1",
       dimensions: { ApiId: "$.apiId" },
     });
-    this.metric = new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: filter.metric().metricName,
+    this.metric = filter.metric({
       dimensionsMap: { ApiId: props.apiId },
       statistic: "Sum",
       period: Duration.minutes(5),

@@ -1,5 +1,5 @@
 import { Duration, Stack } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { HealthCheck, HealthCheckType, InsufficientDataHealthStatusEnum } from "aws-cdk-lib/aws-route53";
 import { Construct } from "constructs";
@@ -58,12 +58,7 @@ export class RegionRouting extends Construct {
       defaultValue: 0,
     });
     this.healthAlarm = new Alarm(this, "ServerErrorShare", {
-      metric: new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: serverFaults.metric().metricName,
-        statistic: "Average",
-        period: HEALTH_PERIOD,
-      }),
+      metric: serverFaults.metric({ statistic: "Average", period: HEALTH_PERIOD }),
       threshold: UNHEALTHY_5XX_SHARE,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: HEALTH_EVALUATION_PERIODS,
