@@ -1,8 +1,9 @@
 import { Duration } from "aws-cdk-lib";
 import type { IMetric } from "aws-cdk-lib/aws-cloudwatch";
-import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
+import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { METRICS_NAMESPACE } from "../lambda/metrics.ts";
+import type { PlantStoreStack } from "./plant-store-stack.ts";
 
 /**
  * The stage's access log (one JSON line per request, infra/plant-store-stack.ts, ACCESS_LOG_FIELDS) tells
@@ -34,30 +35,25 @@ export const INVOKE_TOO_LARGE = {
  */
 export const SERVER_FAULT_ANSWER_PATTERN = '{ ($.status = "5*") && ($.integrationStatus != "413") }';
 
-export interface AccessLogCountProps {
-  readonly accessLogGroup: ILogGroup;
-  /** The HTTP API's id, which each access-log line carries as `apiId`. */
-  readonly apiId: string;
-  readonly metricName: string;
-  readonly filterPattern: string;
-}
-
-/** The 5-minute sum of the access-log lines that match a pattern, in the function's namespace, per API. */
+/**
+ * The 5-minute sum of the lines of `stack`'s access log that match a pattern, in the function's namespace,
+ * per API (each line carries the HTTP API's id as `apiId`).
+ */
 export class AccessLogCount extends Construct {
   readonly metric: IMetric;
 
-  constructor(scope: Construct, id: string, props: AccessLogCountProps) {
-    super(scope, id);
+  constructor(stack: PlantStoreStack, id: string, count: { metricName: string; filterPattern: string }) {
+    super(stack, id);
     const filter = new MetricFilter(this, "Filter", {
-      logGroup: props.accessLogGroup,
-      filterPattern: FilterPattern.literal(props.filterPattern),
+      logGroup: stack.accessLogGroup,
+      filterPattern: FilterPattern.literal(count.filterPattern),
       metricNamespace: METRICS_NAMESPACE,
-      metricName: props.metricName,
+      metricName: count.metricName,
       metricValue: "1",
       dimensions: { ApiId: "$.apiId" },
     });
     this.metric = filter.metric({
-      dimensionsMap: { ApiId: props.apiId },
+      dimensionsMap: { ApiId: stack.api.apiId },
       statistic: "Sum",
       period: Duration.minutes(5),
     });

@@ -89,12 +89,8 @@ export class PlantStoreStack extends Stack {
       },
     });
 
-    const accessLog = { accessLogGroup: this.accessLogGroup, apiId: this.api.apiId };
-    const stageThrottles = new AccessLogCount(this, "StageThrottles", { ...accessLog, ...STAGE_THROTTLED });
-    const invokesTooLarge = new AccessLogCount(this, "InvokesTooLarge", {
-      ...accessLog,
-      ...INVOKE_TOO_LARGE,
-    });
+    const stageThrottles = new AccessLogCount(this, "StageThrottles", STAGE_THROTTLED);
+    const invokesTooLarge = new AccessLogCount(this, "InvokesTooLarge", INVOKE_TOO_LARGE);
     const alarms = new PlantStoreAlarms(this, "Alarms", {
       api: this.api,
       handler,
