@@ -31,7 +31,7 @@ export function aliasRecords(
   zoneId: string,
   name: string,
   domain: DomainName,
-  options: Pick<ARecordProps, "region" | "setIdentifier" | "healthCheck">,
+  options: Pick<ARecordProps, "region" | "setIdentifier" | "healthCheck"> = {},
 ): void {
   const record: ARecordProps = {
     zone: HostedZone.fromHostedZoneId(scope, "HostedZone", zoneId),
@@ -78,12 +78,9 @@ export class CustomDomain extends Construct {
     new ApiMapping(this, "ApiMapping", { api: props.api, domainName: this.domainName, stage: props.stage });
     this.plantsUrl = `https://${config.domainName}/plants`;
 
-    if (config.hostedZoneId === undefined) {
-      this.dnsTargetToSet = this.domainName.regionalDomainName;
-    } else {
-      this.dnsTargetToSet = undefined;
-      aliasRecords(this, "AliasRecord", config.hostedZoneId, config.domainName, this.domainName, {});
-    }
+    const { hostedZoneId } = config;
+    this.dnsTargetToSet = hostedZoneId === undefined ? this.domainName.regionalDomainName : undefined;
+    if (hostedZoneId) aliasRecords(this, "AliasRecord", hostedZoneId, config.domainName, this.domainName);
   }
 
   /**
