@@ -41,7 +41,6 @@ export const INIT_DURATION_QUERY_NAME = "cold-start-init-durations";
 
 /** One page for the whole stack: traffic and answers, latency, the function, the business metrics, the table. */
 export class PlantStoreDashboard extends Construct {
-  readonly dashboard: Dashboard;
   /** The dashboard in the CloudWatch console of the stack's region. */
   readonly url: string;
 
@@ -49,7 +48,7 @@ export class PlantStoreDashboard extends Construct {
     super(scope, id);
     const region = Stack.of(this).region;
 
-    this.dashboard = new Dashboard(this, "Dashboard", {
+    const dashboard = new Dashboard(this, "Dashboard", {
       defaultInterval: Duration.hours(3),
       widgets: [
         apiRow(props.api, props.alarms),
@@ -61,7 +60,7 @@ export class PlantStoreDashboard extends Construct {
 
     this.url =
       `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}` +
-      `#dashboards:name=${this.dashboard.dashboardName}`;
+      `#dashboards:name=${dashboard.dashboardName}`;
   }
 }
 

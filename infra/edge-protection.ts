@@ -35,7 +35,6 @@ export interface EdgeProtectionProps {
  */
 export class EdgeProtection extends Construct {
   readonly authorizer: HttpLambdaAuthorizer;
-  readonly distribution: Distribution;
   /** `https://<distribution>.cloudfront.net/plants`: where callers POST. */
   readonly plantsUrl: string;
 
@@ -62,7 +61,7 @@ export class EdgeProtection extends Construct {
       resultsCacheTtl: Duration.minutes(5),
     });
 
-    this.distribution = new Distribution(this, "Distribution", {
+    const distribution = new Distribution(this, "Distribution", {
       comment: "Plant Store: POST /plants behind AWS WAF",
       webAclId: props.webAclArn,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -80,7 +79,7 @@ export class EdgeProtection extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       },
     });
-    Validations.of(this.distribution).acknowledge(
+    Validations.of(distribution).acknowledge(
       {
         id: "AwsSolutions-CFR1",
         reason: "The API serves callers wherever they are; the web ACL limits each address instead.",
@@ -98,7 +97,7 @@ export class EdgeProtection extends Construct {
           "the origin connection is TLS 1.2 or later.",
       },
     );
-    this.plantsUrl = `https://${this.distribution.distributionDomainName}/plants`;
+    this.plantsUrl = `https://${distribution.distributionDomainName}/plants`;
   }
 
   /** The authorizer's function: compares the header with the secret in constant time (./origin-check.ts). */

@@ -1,4 +1,4 @@
-import { Duration, Stack } from "aws-cdk-lib";
+import { Duration } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { HealthCheck, HealthCheckType, InsufficientDataHealthStatusEnum } from "aws-cdk-lib/aws-route53";
@@ -32,19 +32,16 @@ export const ENDPOINT_CHECK_FAILURES = 3;
  * endpoint accepts TCP connections on 443 (an endpoint that is down sends no metrics to alarm on).
  */
 export class RegionRouting extends Construct {
-  readonly customDomain: CustomDomain;
-  readonly healthAlarm: Alarm;
-  readonly healthCheck: HealthCheck;
-
   /** The health metric is made of `stack`'s access log (infra/access-log-counts.ts). */
   constructor(stack: PlantStoreStack, id: string, domain: MultiRegionDomainConfig) {
     super(stack, id);
-    const { api, stage, accessLogGroup } = stack;
-    const region = Stack.of(this).region;
+    const { api, stage, accessLogGroup, region } = stack;
     const certificateArn = domain.certificateArns[region];
     if (certificateArn === undefined) throw new Error(`no certificate for ${region}`);
-    this.customDomain = new CustomDomain(this, "CustomDomain", {
-      config: { domainName: domain.domainName, certificateArn, hostedZoneId: undefined },
+    const customDomain = new CustomDomain(this, "CustomDomain", {
+      domainName: domain.domainName,
+      certificateArn,
+      hostedZoneId: undefined,
       api,
       stage,
     });
@@ -57,7 +54,7 @@ export class RegionRouting extends Construct {
       metricValue: "1",
       defaultValue: 0,
     });
-    this.healthAlarm = new Alarm(this, "ServerErrorShare", {
+    const healthAlarm = new Alarm(this, "ServerErrorShare", {
       metric: serverFaults.metric({ statistic: "Average", period: HEALTH_PERIOD }),
       threshold: UNHEALTHY_5XX_SHARE,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -71,34 +68,27 @@ export class RegionRouting extends Construct {
     });
     const alarmCheck = new HealthCheck(this, "AlarmHealthCheck", {
       type: HealthCheckType.CLOUDWATCH_METRIC,
-      alarmIdentifier: { region, name: this.healthAlarm.alarmName },
+      alarmIdentifier: { region, name: healthAlarm.alarmName },
       insufficientDataHealthStatus: InsufficientDataHealthStatusEnum.HEALTHY,
     });
     const endpointCheck = new HealthCheck(this, "EndpointHealthCheck", {
       type: HealthCheckType.TCP,
-      fqdn: this.customDomain.domainName.regionalDomainName,
+      fqdn: customDomain.domainName.regionalDomainName,
       port: 443,
       requestInterval: ENDPOINT_CHECK_INTERVAL,
       failureThreshold: ENDPOINT_CHECK_FAILURES,
     });
-    this.healthCheck = new HealthCheck(this, "RegionHealthCheck", {
+    const healthCheck = new HealthCheck(this, "RegionHealthCheck", {
       type: HealthCheckType.CALCULATED,
       childHealthChecks: [alarmCheck, endpointCheck],
       healthThreshold: 2,
     });
 
     // Latency records, both following this Region's health.
-    aliasRecords(
-      this,
-      "LatencyRecord",
-      domain.hostedZoneId,
-      domain.domainName,
-      this.customDomain.domainName,
-      {
-        region,
-        setIdentifier: region,
-        healthCheck: this.healthCheck,
-      },
-    );
+    aliasRecords(this, "LatencyRecord", domain.hostedZoneId, domain.domainName, customDomain.domainName, {
+      region,
+      setIdentifier: region,
+      healthCheck,
+    });
   }
 }
