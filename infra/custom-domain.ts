@@ -15,8 +15,7 @@ import { Construct } from "constructs";
 import type { CustomDomainConfig } from "./config.ts";
 import { certificateLocation } from "./rules/certificate-region.ts";
 
-export interface CustomDomainProps {
-  readonly config: CustomDomainConfig;
+export interface CustomDomainProps extends CustomDomainConfig {
   readonly api: HttpApi;
   readonly stage: HttpStage;
 }
@@ -65,22 +64,21 @@ export class CustomDomain extends Construct {
 
   constructor(scope: Construct, id: string, props: CustomDomainProps) {
     super(scope, id);
-    const { config } = props;
-    this.assertCertificateLocation(config.certificateArn);
+    this.assertCertificateLocation(props.certificateArn);
 
     this.domainName = new DomainName(this, "DomainName", {
-      domainName: config.domainName,
-      certificate: Certificate.fromCertificateArn(this, "Certificate", config.certificateArn),
+      domainName: props.domainName,
+      certificate: Certificate.fromCertificateArn(this, "Certificate", props.certificateArn),
       endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
       ipAddressType: IpAddressType.DUAL_STACK,
     });
     new ApiMapping(this, "ApiMapping", { api: props.api, domainName: this.domainName, stage: props.stage });
-    this.plantsUrl = `https://${config.domainName}/plants`;
+    this.plantsUrl = `https://${props.domainName}/plants`;
 
-    const { hostedZoneId } = config;
+    const { hostedZoneId } = props;
     this.dnsTargetToSet = hostedZoneId === undefined ? this.domainName.regionalDomainName : undefined;
-    if (hostedZoneId) aliasRecords(this, "AliasRecord", hostedZoneId, config.domainName, this.domainName);
+    if (hostedZoneId) aliasRecords(this, "AliasRecord", hostedZoneId, props.domainName, this.domainName);
   }
 
   /**

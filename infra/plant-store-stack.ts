@@ -115,13 +115,8 @@ export class PlantStoreStack extends Stack {
       alarms: [...alarms.alarms, ...alarms.rollbackAlarms],
     });
     const customDomain =
-      config.customDomain === undefined
-        ? undefined
-        : new CustomDomain(this, "CustomDomain", {
-            config: config.customDomain,
-            api: this.api,
-            stage: this.stage,
-          });
+      config.customDomain &&
+      new CustomDomain(this, "CustomDomain", { ...config.customDomain, api: this.api, stage: this.stage });
 
     // What `npm run token -- --stack`, docs/DEPLOY.md and the operator read after a deploy.
     const output = (key: string, value: string, description?: string) =>
