@@ -1,4 +1,4 @@
-import { type App, Stack, Tags, Validations } from "aws-cdk-lib";
+import { type App, Tags, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { describeRoutes } from "../lambda/http/routes.ts";
 import {
@@ -82,10 +82,8 @@ export function addPlantStore(app: App): PlantStoreStack {
   // stack (the retained table and user pool), so they can be found by it after a destroy.
   // Dashboards are left out: their Tags property is newer than the CloudFormation schema cfn-lint 1.51.0
   // checks against (E3002), and a dashboard goes with the stack.
-  for (const tagged of app.node.children.filter((child) => Stack.isStack(child))) {
-    for (const [key, value] of Object.entries({ [STACK_TAG]: stackName, ...config.tags })) {
-      Tags.of(tagged).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
-    }
+  for (const [key, value] of Object.entries({ [STACK_TAG]: stackName, ...config.tags })) {
+    Tags.of(app).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
   }
   // Any unacknowledged AwsSolutions finding, and any deploy-time rule broken (infra/rules/), fails
   // synthesis, so `cdk synth` and `cdk deploy` refuse it before anything is created.
