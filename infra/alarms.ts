@@ -245,9 +245,8 @@ export class PlantStoreAlarms extends Construct {
     metric: IMetric,
     description: string,
   ): Alarm {
-    const suffix = id.slice(ROLLBACK_ALARM_ID_PREFIX.length);
-    const alarmName = `${rollbackAlarmNamePrefix(Stack.of(this).stackName)}${suffix}-v${version}`;
-    return this.alarmOnSum(id, metric, 1, description, alarmName);
+    // `id` starts with ROLLBACK_ALARM_ID_PREFIX, so the name starts with rollbackAlarmNamePrefix().
+    return this.alarmOnSum(id, metric, 1, description, `${Stack.of(this).stackName}-${id}-v${version}`);
   }
 }
 
