@@ -22,10 +22,9 @@ import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "./cors.ts";
 import { readTokenIssuer } from "./issuer-config.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
-export { ContextError, type ContextReader } from "./context-values.ts";
+export { ContextError } from "./context-values.ts";
 export type { CognitoIssuerConfig, ExternalIssuerConfig } from "./issuer-config.ts";
 export {
-  MRSC_REGION_SETS,
   type MultiRegionConfig,
   type MultiRegionDomainConfig,
   readMultiRegionConfig,
