@@ -13,8 +13,9 @@ export type ExternalIssuerConfig = Extract<ReturnType<typeof readTokenIssuer>, {
 
 /**
  * The stack's own Cognito issuer, or with `-c issuer=…` the user's, with what each of them needs. The
- * pool's domain prefix is by default derived from the stack name and the stack's unique id; a `-c jwks=`
- * file is checked and made compact at synth (`keySetFile`), else the issuer's set is read at deploy time.
+ * pool's domain prefix, unique in its Region, is by default derived from the stack name and the stack's
+ * unique id; a `-c jwks=` file is checked and made compact at synth (`keySetFile`), else the issuer's set
+ * is read at deploy time.
  */
 export function readTokenIssuer(read: ContextReader) {
   const issuer = text(read, "issuer");
