@@ -1,15 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { CfnOutput, CustomResource, Duration, Fn, Lazy, RemovalPolicy, Stack } from "aws-cdk-lib";
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import {
-  Architecture,
-  type CfnFunction,
-  type CfnVersion,
-  Code,
-  Function as LambdaFunction,
-  LoggingFormat,
-  Runtime,
-} from "aws-cdk-lib/aws-lambda";
+import { type CfnFunction, type CfnVersion, Code, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { buildSync } from "esbuild";
@@ -26,6 +18,7 @@ import {
   keyCount,
   keysLeftOutNote,
 } from "./key-set-delivery/public-key-set.ts";
+import { FUNCTION_BASICS } from "./own-function.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
 export interface DeliveredKeySetProps {
@@ -113,16 +106,14 @@ export class DeliveredKeySet extends Construct {
       },
     });
     const reader = new LambdaFunction(this, "Reader", {
+      ...FUNCTION_BASICS,
       description: "Reads the issuer's key set at deploy time for the Plant Store handler (JWKS_JSON)",
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
       handler: "index.handler",
       code: Code.fromInline(readerSource()),
       memorySize: 128,
       timeout: readerTimeout(),
       role,
       logGroup,
-      loggingFormat: LoggingFormat.JSON,
     });
     (reader.node.defaultChild as CfnFunction).addDeletionOverride("DependsOn");
     return reader;

@@ -9,14 +9,15 @@ import {
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 
-/** What every function of the stack runs with, and the log group and role of its own it gets here. */
-export interface OwnFunctionProps {
-  readonly runtime: Runtime;
-  readonly architecture: Architecture;
-  readonly loggingFormat: LoggingFormat;
-  readonly logGroup: LogGroup;
-  readonly role: Role;
-}
+/** What every function of the stack runs on, and how it logs. */
+export const FUNCTION_BASICS = {
+  runtime: Runtime.NODEJS_24_X,
+  architecture: Architecture.ARM_64,
+  loggingFormat: LoggingFormat.JSON,
+};
+
+/** FUNCTION_BASICS, and the log group and role of its own a function gets from ownFunction(). */
+export type OwnFunctionProps = typeof FUNCTION_BASICS & { readonly logGroup: LogGroup; readonly role: Role };
 
 /**
  * A function made by `create` with a log group of its own (`<prefix>LogGroup`, a month) and a role of its
@@ -44,14 +45,7 @@ export function ownFunction<F extends LambdaFunction>(
   });
   logGroup.grantWrite(role);
   for (const statement of statements) role.addToPrincipalPolicy(statement);
-  const runtime = Runtime.NODEJS_24_X;
-  const fn = create({
-    runtime,
-    architecture: Architecture.ARM_64,
-    loggingFormat: LoggingFormat.JSON,
-    logGroup,
-    role,
-  });
+  const fn = create({ ...FUNCTION_BASICS, logGroup, role });
   const policy = role.node.tryFindChild("DefaultPolicy")?.node.defaultChild;
   if (!(policy instanceof CfnResource)) throw new Error(`the role of ${fn.node.path} has no default policy`);
   (fn.node.defaultChild as CfnResource).addOverride("DependsOn", [Stack.of(fn).getLogicalId(policy)]);
