@@ -1,8 +1,9 @@
 import { Duration } from "aws-cdk-lib";
-import { type IMetric, Metric } from "aws-cdk-lib/aws-cloudwatch";
-import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
+import type { IMetric } from "aws-cdk-lib/aws-cloudwatch";
+import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { METRICS_NAMESPACE } from "../lambda/metrics.ts";
+import type { PlantStoreStack } from "./plant-store-stack.ts";
 
 /**
  * The stage's access log (one JSON line per request, infra/plant-store-stack.ts, ACCESS_LOG_FIELDS) tells
@@ -12,8 +13,10 @@ import { METRICS_NAMESPACE } from "../lambda/metrics.ts";
  */
 
 /** The stage's own 429: the gateway's throttle refused the request before any integration ran. */
-export const STAGE_THROTTLED_METRIC = "StageThrottled";
-export const STAGE_THROTTLED_PATTERN = '{ ($.status = "429") && ($.integrationStatus = "-") }';
+export const STAGE_THROTTLED = {
+  metricName: "StageThrottled",
+  filterPattern: '{ ($.status = "429") && ($.integrationStatus = "-") }',
+};
 
 /**
  * A request Lambda refused to run for its size (RequestEntityTooLargeException, 413): an invoke takes at
@@ -21,8 +24,10 @@ export const STAGE_THROTTLED_PATTERN = '{ ($.status = "429") && ($.integrationSt
  * never reaches the function, and API Gateway answers its own 500. Anyone can send one, token or not: it
  * is the caller's doing, not a fault of the service.
  */
-export const INVOKE_TOO_LARGE_METRIC = "InvokeTooLarge";
-export const INVOKE_TOO_LARGE_PATTERN = '{ $.integrationStatus = "413" }';
+export const INVOKE_TOO_LARGE = {
+  metricName: "InvokeTooLarge",
+  filterPattern: '{ $.integrationStatus = "413" }',
+};
 
 /**
  * A 5xx answer that is not that refusal: the service failing (the function's 503s and 500s, a crash, a
@@ -30,32 +35,25 @@ export const INVOKE_TOO_LARGE_PATTERN = '{ $.integrationStatus = "413" }';
  */
 export const SERVER_FAULT_ANSWER_PATTERN = '{ ($.status = "5*") && ($.integrationStatus != "413") }';
 
-export interface AccessLogCountProps {
-  readonly accessLogGroup: ILogGroup;
-  /** The HTTP API's id, which each access-log line carries as `apiId`. */
-  readonly apiId: string;
-  readonly metricName: string;
-  readonly filterPattern: string;
-}
-
-/** The 5-minute sum of the access-log lines that match a pattern, in the function's namespace, per API. */
+/**
+ * The 5-minute sum of the lines of `stack`'s access log that match a pattern, in the function's namespace,
+ * per API (each line carries the HTTP API's id as `apiId`).
+ */
 export class AccessLogCount extends Construct {
   readonly metric: IMetric;
 
-  constructor(scope: Construct, id: string, props: AccessLogCountProps) {
-    super(scope, id);
+  constructor(stack: PlantStoreStack, id: string, count: { metricName: string; filterPattern: string }) {
+    super(stack, id);
     const filter = new MetricFilter(this, "Filter", {
-      logGroup: props.accessLogGroup,
-      filterPattern: FilterPattern.literal(props.filterPattern),
+      logGroup: stack.accessLogGroup,
+      filterPattern: FilterPattern.literal(count.filterPattern),
       metricNamespace: METRICS_NAMESPACE,
-      metricName: props.metricName,
+      metricName: count.metricName,
       metricValue: "1",
       dimensions: { ApiId: "$.apiId" },
     });
-    this.metric = new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: filter.metric().metricName,
-      dimensionsMap: { ApiId: props.apiId },
+    this.metric = filter.metric({
+      dimensionsMap: { ApiId: stack.api.apiId },
       statistic: "Sum",
       period: Duration.minutes(5),
     });

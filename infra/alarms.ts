@@ -84,7 +84,6 @@ export class PlantStoreAlarms extends Construct {
   constructor(scope: Construct, id: string, props: PlantStoreAlarmsProps) {
     super(scope, id);
     const { api, handler, liveAlias, table } = props;
-    const functionMetric = (metricName: MetricName) => businessMetric(handler, metricName);
     // The version this deploy publishes and CodeDeploy shifts `live` to.
     const newVersion = liveAlias.version.version;
 
@@ -92,22 +91,22 @@ export class PlantStoreAlarms extends Construct {
       this.newVersionAlarm(
         "NewVersionFaults",
         newVersion,
-        new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: FAULT_METRIC,
-          dimensionsMap: {
-            [METRICS_DIMENSION]: handler.functionName,
-            [METRICS_VERSION_DIMENSION]: newVersion,
-          },
-          statistic: "Sum",
-          period: ROLLBACK_PERIOD,
-        }),
+        businessMetric(handler, FAULT_METRIC, { period: ROLLBACK_PERIOD, version: newVersion }),
         "The new version answered a 500 (a bug of ours)",
       ),
       this.newVersionAlarm(
         "NewVersionErrors",
         newVersion,
-        newVersionErrors(handler, liveAlias),
+        // Lambda's Errors (crashes and timeouts; the handler turns every expected failure into an answer)
+        // through the live alias: the dimensions Lambda publishes alias invocations under.
+        liveAlias.metricErrors({
+          period: ROLLBACK_PERIOD,
+          dimensionsMap: {
+            FunctionName: handler.functionName,
+            Resource: `${handler.functionName}:${liveAlias.aliasName}`,
+            ExecutedVersion: newVersion,
+          },
+        }),
         "The new version crashed or timed out (Lambda Errors of the live alias's new version)",
       ),
     ];
@@ -122,7 +121,7 @@ export class PlantStoreAlarms extends Construct {
             gateway5xx: api.metricServerError(),
             invokestoolarge: props.invokesTooLarge,
             ...Object.fromEntries(
-              CLASSIFIED_UNAVAILABLE.map((name) => [name.toLowerCase(), functionMetric(name)]),
+              CLASSIFIED_UNAVAILABLE.map((name) => [name.toLowerCase(), businessMetric(handler, name)]),
             ),
           },
           label: "5xx answers but the function's classified 503s and the bodies too large for Lambda",
@@ -133,7 +132,7 @@ export class PlantStoreAlarms extends Construct {
       ),
       this.alarmOnSum(
         "Faults",
-        functionMetric(FAULT_METRIC),
+        businessMetric(handler, FAULT_METRIC),
         1,
         "The function answered a 500: a bug of ours, any version",
       ),
@@ -145,13 +144,13 @@ export class PlantStoreAlarms extends Construct {
       ),
       this.alarmOnSum(
         "StoreUnavailable",
-        functionMetric("StoreUnavailable"),
+        businessMetric(handler, "StoreUnavailable"),
         5,
         "The function answered 503: DynamoDB unavailable or throttling past the store deadline",
       ),
       this.alarmOnSum(
         "IssuerUnavailable",
-        functionMetric("IssuerUnavailable"),
+        businessMetric(handler, "IssuerUnavailable"),
         5,
         "The function answered 503: the token issuer's key set could not be fetched or read",
       ),
@@ -225,13 +224,13 @@ export class PlantStoreAlarms extends Construct {
     alarmName?: string,
   ): Alarm {
     return new Alarm(this, id, {
-      ...(alarmName === undefined ? {} : { alarmName }),
+      alarmName,
       metric,
       threshold,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${description} (sum >= ${threshold} in ${describePeriod(periodOf(metric))})`,
+      alarmDescription: `${description} (sum >= ${threshold} in ${describedPeriod(metric)})`,
     });
   }
 
@@ -246,48 +245,38 @@ export class PlantStoreAlarms extends Construct {
     metric: IMetric,
     description: string,
   ): Alarm {
-    const suffix = id.slice(ROLLBACK_ALARM_ID_PREFIX.length);
-    const alarmName = `${rollbackAlarmNamePrefix(Stack.of(this).stackName)}${suffix}-v${version}`;
-    return this.alarmOnSum(id, metric, 1, description, alarmName);
+    // `id` starts with ROLLBACK_ALARM_ID_PREFIX, so the name starts with rollbackAlarmNamePrefix().
+    return this.alarmOnSum(id, metric, 1, description, `${Stack.of(this).stackName}-${id}-v${version}`);
   }
 }
 
-/** The period an alarm evaluates `metric` over: a metric's own, or a math expression's. */
-function periodOf(metric: IMetric): Duration {
+/** The period an alarm evaluates `metric` over, as its description says it: "1 minute", "5 minutes". */
+function describedPeriod(metric: IMetric): string {
   const { metricStat, mathExpression } = metric.toMetricConfig();
-  if (metricStat !== undefined) return metricStat.period;
-  return mathExpression === undefined ? PERIOD : Duration.seconds(mathExpression.period);
-}
-
-/** "1 minute", "5 minutes": the period as an alarm's description says it. */
-function describePeriod(period: Duration): string {
-  const minutes = period.toMinutes();
+  const minutes = (
+    metricStat?.period ?? Duration.seconds(mathExpression?.period ?? PERIOD.toSeconds())
+  ).toMinutes();
   return minutes === 1 ? "1 minute" : `${minutes} minutes`;
 }
 
-/** A business metric of the function's log line (lambda/metrics.ts), summed per PERIOD. */
-function businessMetric(handler: IFunction, metricName: MetricName): Metric {
+/**
+ * A business metric of the function's log line (lambda/metrics.ts), summed per PERIOD unless told; with
+ * `version`, that published version's own (only `Fault` carries the version).
+ */
+export function businessMetric(
+  handler: IFunction,
+  metricName: string,
+  { version, ...options }: { period?: Duration; label?: string; version?: string } = {},
+): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName,
-    dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
+    dimensionsMap: {
+      [METRICS_DIMENSION]: handler.functionName,
+      ...(version === undefined ? {} : { [METRICS_VERSION_DIMENSION]: version }),
+    },
     statistic: "Sum",
     period: PERIOD,
-  });
-}
-
-/**
- * Lambda's Errors (crashes and timeouts; the handler turns every expected failure into an answer) for the
- * version this deploy publishes, invoked through the live alias: the dimensions Lambda publishes alias
- * invocations under (FunctionName, Resource = function:alias, ExecutedVersion).
- */
-function newVersionErrors(handler: IFunction, liveAlias: Alias): IMetric {
-  return liveAlias.metricErrors({
-    period: ROLLBACK_PERIOD,
-    dimensionsMap: {
-      FunctionName: handler.functionName,
-      Resource: `${handler.functionName}:${liveAlias.aliasName}`,
-      ExecutedVersion: liveAlias.version.version,
-    },
+    ...options,
   });
 }

@@ -11,6 +11,7 @@ import {
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
+import type { CognitoIssuerConfig, ExternalIssuerConfig } from "./issuer-config.ts";
 import { withoutReservedWords } from "./rules/cognito-domain-prefix.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
@@ -22,21 +23,6 @@ const [RESOURCE_SERVER_IDENTIFIER = "", WRITE_SCOPE_NAME = ""] = DEFAULT_REQUIRE
 
 /** Retained on stack deletion and replacement, deleted when its own first create rolls back. */
 const RETAINED = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
-
-/** The pool, client and domain a destroyed stack retained, to serve again instead of creating new ones. */
-export interface RetainedTokenIssuer {
-  readonly userPoolId: string;
-  readonly clientId: string;
-  /** The prefix of the retained pool's Cognito domain (the `TokenEndpoint` the stack output). */
-  readonly domainPrefix: string;
-}
-
-export interface CognitoTokenIssuerProps {
-  /** Globally unique (per region) prefix of the Cognito domain; derived when absent. */
-  readonly domainPrefix: string | undefined;
-  /** With `-c userPoolId=…`: the retained issuer, re-attached; nothing of Cognito is created. */
-  readonly retained: RetainedTokenIssuer | undefined;
-}
 
 /**
  * A user pool that exists only to issue machine tokens: one confidential app client that may use the
@@ -51,8 +37,11 @@ export class CognitoTokenIssuer extends Construct {
   /** `https://cognito-idp.<region>.amazonaws.com/<poolId>`, the `iss` of its tokens. */
   readonly issuerUrl: string;
   readonly tokenEndpoint: string;
+  /** The pool as the handler trusts it: as it would trust an issuer the user brings. */
+  readonly trustedIssuer: ExternalIssuerConfig;
 
-  constructor(scope: Construct, id: string, props: CognitoTokenIssuerProps) {
+  /** With `retained` (`-c userPoolId=…`) the retained issuer is re-attached, and nothing of Cognito made. */
+  constructor(scope: Construct, id: string, props: CognitoIssuerConfig) {
     super(scope, id);
     const stack = Stack.of(this);
 
@@ -73,6 +62,16 @@ export class CognitoTokenIssuer extends Construct {
     }
     // Built by hand because the handler compares it with `iss` byte for byte.
     this.issuerUrl = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
+    this.trustedIssuer = {
+      kind: "external",
+      issuer: this.issuerUrl,
+      audience: undefined,
+      // Cognito client-credentials access tokens carry no aud; client_id names the app client.
+      clientIds: this.client.userPoolClientId,
+      jwksUrl: undefined,
+      keySetFile: undefined,
+      requiredScope: DEFAULT_REQUIRED_SCOPE,
+    };
   }
 
   /** A pool without users or sign-in: it only holds the machine client. */

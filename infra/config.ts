@@ -19,55 +19,30 @@ import {
   text,
 } from "./context-values.ts";
 import { CORS_ORIGIN_RULE, isCorsOriginEntry } from "./cors.ts";
-import { type CognitoIssuerConfig, type ExternalIssuerConfig, readTokenIssuer } from "./issuer-config.ts";
+import { readTokenIssuer } from "./issuer-config.ts";
 import { DEFAULT_STACK_NAME } from "./stack-outputs.ts";
 
-export { ContextError, type ContextReader } from "./context-values.ts";
+export { ContextError } from "./context-values.ts";
 export type { CognitoIssuerConfig, ExternalIssuerConfig } from "./issuer-config.ts";
 export {
-  MRSC_REGION_SETS,
   type MultiRegionConfig,
   type MultiRegionDomainConfig,
   readMultiRegionConfig,
 } from "./multi-region/multi-region-config.ts";
 
-/** A custom domain mapped to the API; without `hostedZoneId` the DNS record is yours to create. */
-export interface CustomDomainConfig {
-  readonly domainName: string;
-  /** An ACM certificate for `domainName`, in the stack's region (API Gateway regional endpoint). */
-  readonly certificateArn: string;
-  readonly hostedZoneId: string | undefined;
-}
+/**
+ * A custom domain mapped to the API, with an ACM certificate in the stack's region (API Gateway regional
+ * endpoint); without `hostedZoneId` the DNS record is yours to create.
+ */
+export type CustomDomainConfig = NonNullable<ReturnType<typeof readCustomDomain>>;
 
 /** What stands in front of the HTTP API: nothing, or CloudFront with an AWS WAF web ACL (infra/edge-protection.ts). */
 export const EDGE_PROTECTIONS = ["none", "waf"] as const;
-export type EdgeProtection = (typeof EDGE_PROTECTIONS)[number];
 /** How CodeDeploy moves traffic to a new version of the function. */
 export const DEPLOYMENT_STYLES = ["canary", "all-at-once"] as const;
 export type DeploymentStyle = (typeof DEPLOYMENT_STYLES)[number];
 
-export interface PlantStoreConfig {
-  readonly tokenIssuer: CognitoIssuerConfig | ExternalIssuerConfig;
-  readonly memorySizeMb: number;
-  /** `undefined` (the default) leaves the function on the account's unreserved pool. */
-  readonly reservedConcurrency: number | undefined;
-  readonly deployment: DeploymentStyle;
-  readonly customDomain: CustomDomainConfig | undefined;
-  readonly throttleRateLimit: number;
-  readonly throttleBurstLimit: number;
-  /** `undefined` turns CORS off: the API is meant for servers, not browsers. */
-  readonly corsAllowOrigins: string[] | undefined;
-  /** `undefined` creates no SNS topic; the alarms still exist and show in the console. */
-  readonly alarmEmail: string | undefined;
-  /** A table a destroyed stack retained, served instead of creating one. */
-  readonly existingTableName: string | undefined;
-  /** X-Ray active tracing on the function (the default); `-c tracing=false` turns it off. */
-  readonly tracing: boolean;
-  readonly terminationProtection: boolean;
-  /** Tags on the stack and every resource that takes tags: the stack's own, then `-c tags=key=value,…`. */
-  readonly tags: Record<string, string>;
-  readonly edgeProtection: EdgeProtection;
-}
+export type PlantStoreConfig = ReturnType<typeof readPlantStoreConfig>;
 
 /** Every context option the app reads; any other plain key is refused as a typo (see refuseUnknownContextKeys). */
 export const CONTEXT_KEYS = [
@@ -97,25 +72,15 @@ export const STACK_TAG = "plant-store:stack";
  */
 export function refuseUnknownContextKeys(keys: Iterable<string>): void {
   const known: readonly string[] = CONTEXT_KEYS;
-  for (const key of keys) {
-    if (
-      known.includes(key) ||
-      key === "acknowledged-issue-numbers" ||
-      key.includes(":") ||
-      key.startsWith("@")
-    ) {
-      continue;
-    }
-    // The known key a typo most likely meant: the same letters in another case, or at most 2 edits away.
-    const distances = known.map(
-      (name) => [name, editDistance(name.toLowerCase(), key.toLowerCase())] as const,
-    );
-    const [closest] = distances.filter(([, distance]) => distance <= 2).sort((a, b) => a[1] - b[1]);
-    const suggestion = closest ? `; did you mean '${closest[0]}'?` : "";
-    throw new ContextError(
-      `unknown context key '${key}'${suggestion} known: ${[...known].sort().join(", ")}`,
-    );
-  }
+  const cdks = (key: string) =>
+    key === "acknowledged-issue-numbers" || key.includes(":") || key.startsWith("@");
+  const key = [...keys].find((candidate) => !known.includes(candidate) && !cdks(candidate));
+  if (key === undefined) return;
+  // The known key a typo most likely meant: the same letters in another case, or at most 2 edits away.
+  const distances = known.map((name) => [name, editDistance(name.toLowerCase(), key.toLowerCase())] as const);
+  const [closest] = distances.filter(([, distance]) => distance <= 2).sort((a, b) => a[1] - b[1]);
+  const suggestion = closest ? `; did you mean '${closest[0]}'?` : "";
+  throw new ContextError(`unknown context key '${key}'${suggestion} known: ${[...known].sort().join(", ")}`);
 }
 
 /** Levenshtein distance. */
@@ -143,14 +108,14 @@ export function readStackName(read: ContextReader): string {
   return stackName;
 }
 
-export function readPlantStoreConfig(read: ContextReader): PlantStoreConfig {
+export function readPlantStoreConfig(read: ContextReader) {
   const alarmEmail = text(read, "alarmEmail");
   if (alarmEmail !== undefined)
     check(/^[^@\s]+@[^@\s]+$/.test(alarmEmail), "alarmEmail", "an email address", alarmEmail);
   const tableName = text(read, "tableName");
   if (tableName !== undefined) check(isTableName(tableName), "tableName", TABLE_NAME_RULE, tableName);
   const corsAllowOrigins = text(read, "corsAllowOrigins");
-  const config: PlantStoreConfig = {
+  const config = {
     tokenIssuer: readTokenIssuer(read),
     memorySizeMb: integer(read, "memorySize", 128, 10_240) ?? CONTEXT_DEFAULTS.memorySize,
     // None unless asked: Lambda refuses a reservation that would leave fewer than 100 unreserved
@@ -161,12 +126,16 @@ export function readPlantStoreConfig(read: ContextReader): PlantStoreConfig {
     customDomain: readCustomDomain(read),
     throttleRateLimit: integer(read, "throttleRateLimit", 1, 10_000) ?? CONTEXT_DEFAULTS.throttleRateLimit,
     throttleBurstLimit: integer(read, "throttleBurstLimit", 1, 5_000) ?? CONTEXT_DEFAULTS.throttleBurstLimit,
+    // Unset turns CORS off: the API is meant for servers, not browsers.
     corsAllowOrigins:
       corsAllowOrigins === undefined ? undefined : commaList(corsAllowOrigins).map(corsOrigin),
+    // Unset creates no SNS topic; the alarms still exist and show in the console.
     alarmEmail,
+    // A table a destroyed stack retained, served instead of creating one.
     existingTableName: tableName,
     tracing: boolean(read, "tracing", true),
     terminationProtection: boolean(read, "terminationProtection", false),
+    // Tags on the stack and every resource that takes tags: the stack's own, then `-c tags=key=value,…`.
     tags: readTags(text(read, "tags")),
     edgeProtection: oneOf(read, "edgeProtection", EDGE_PROTECTIONS, CONTEXT_DEFAULTS.edgeProtection),
   };
@@ -236,7 +205,7 @@ function corsOrigin(entry: string): string {
   );
 }
 
-function readCustomDomain(read: ContextReader): CustomDomainConfig | undefined {
+function readCustomDomain(read: ContextReader) {
   // With several Regions the domain is theirs: readMultiRegionConfig reads it.
   if (text(read, "regions") !== undefined) return undefined;
   const [domainName, certificateArn, hostedZoneId] = domainOptions(read, "certificateArn");

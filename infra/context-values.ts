@@ -70,14 +70,12 @@ export function check(ok: boolean, key: string, what: string, value: string): vo
   if (!ok) throw new ContextError(`Context "${key}" must be ${what}, got "${value}"`);
 }
 
-/** A context value; `null` (cdk.json's way to write a key without a value) is unset, as a key left out. */
-function contextValue(read: ContextReader, key: string): unknown {
-  return read(key) ?? undefined;
-}
-
-/** A string option, trimmed; empty is unset. */
+/**
+ * A string option, trimmed; empty is unset. Here as in boolean() and integer(), `null` (cdk.json's way to
+ * write a key without a value) is unset, as a key left out.
+ */
 export function text(read: ContextReader, key: string): string | undefined {
-  const value = contextValue(read, key);
+  const value = read(key) ?? undefined;
   if (value === undefined) return undefined;
   if (typeof value !== "string") throw new ContextError(`Context "${key}" must be a string`);
   return value.trim() || undefined;
@@ -97,7 +95,7 @@ export function oneOf<T extends string>(
 
 /** `true` or `false`: a string from `-c key=value`, possibly a boolean from cdk.json. */
 export function boolean(read: ContextReader, key: string, fallback: boolean): boolean {
-  const value = contextValue(read, key);
+  const value = read(key) ?? undefined;
   if (value === undefined) return fallback;
   if (value === true || value === "true" || value === false || value === "false")
     return String(value) === "true";
@@ -106,7 +104,7 @@ export function boolean(read: ContextReader, key: string, fallback: boolean): bo
 
 /** Context from `-c key=value` arrives as a string, from cdk.json possibly as a number. */
 export function integer(read: ContextReader, key: string, min: number, max: number): number | undefined {
-  const value = contextValue(read, key);
+  const value = read(key) ?? undefined;
   if (value === undefined) return undefined;
   const parsed = typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof parsed !== "number" || !Number.isInteger(parsed) || parsed < min || parsed > max) {
@@ -115,12 +113,6 @@ export function integer(read: ContextReader, key: string, min: number, max: numb
     );
   }
   return parsed;
-}
-
-export function httpsUrl(key: string, value: string): void {
-  if (parseUrl(value)?.protocol !== "https:") {
-    throw new ContextError(`Context "${key}" must be an https URL, got "${value}"`);
-  }
 }
 
 export function parseUrl(value: string): URL | undefined {

@@ -9,16 +9,41 @@ import {
   SecurityPolicy,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
-import { AaaaRecord, ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
+import { AaaaRecord, ARecord, type ARecordProps, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
 import { Construct } from "constructs";
 import type { CustomDomainConfig } from "./config.ts";
 import { certificateLocation } from "./rules/certificate-region.ts";
 
-export interface CustomDomainProps {
-  readonly config: CustomDomainConfig;
+export interface CustomDomainProps extends CustomDomainConfig {
   readonly api: HttpApi;
   readonly stage: HttpStage;
+}
+
+/**
+ * The A and AAAA records (`<id>`, `<id>Ipv6`) that make `name`, in the Route 53 zone `zoneId`, an alias
+ * of the API's `domain`: it answers on IPv4 and IPv6. `options` adds what the records route by.
+ */
+export function aliasRecords(
+  scope: Construct,
+  id: string,
+  zoneId: string,
+  name: string,
+  domain: DomainName,
+  options: Pick<ARecordProps, "region" | "setIdentifier" | "healthCheck"> = {},
+): void {
+  const record: ARecordProps = {
+    zone: HostedZone.fromHostedZoneId(scope, "HostedZone", zoneId),
+    // Fully qualified (trailing dot): the zone's name is then not needed, and Route 53 itself refuses a
+    // name outside the zone.
+    recordName: `${name}.`,
+    target: RecordTarget.fromAlias(
+      new ApiGatewayv2DomainProperties(domain.regionalDomainName, domain.regionalHostedZoneId),
+    ),
+    ...options,
+  };
+  new ARecord(scope, id, record);
+  new AaaaRecord(scope, `${id}Ipv6`, record);
 }
 
 /**
@@ -39,39 +64,21 @@ export class CustomDomain extends Construct {
 
   constructor(scope: Construct, id: string, props: CustomDomainProps) {
     super(scope, id);
-    const { config } = props;
-    this.assertCertificateLocation(config.certificateArn);
+    this.assertCertificateLocation(props.certificateArn);
 
     this.domainName = new DomainName(this, "DomainName", {
-      domainName: config.domainName,
-      certificate: Certificate.fromCertificateArn(this, "Certificate", config.certificateArn),
+      domainName: props.domainName,
+      certificate: Certificate.fromCertificateArn(this, "Certificate", props.certificateArn),
       endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
       ipAddressType: IpAddressType.DUAL_STACK,
     });
     new ApiMapping(this, "ApiMapping", { api: props.api, domainName: this.domainName, stage: props.stage });
-    this.plantsUrl = `https://${config.domainName}/plants`;
+    this.plantsUrl = `https://${props.domainName}/plants`;
 
-    if (config.hostedZoneId === undefined) {
-      this.dnsTargetToSet = this.domainName.regionalDomainName;
-    } else {
-      this.dnsTargetToSet = undefined;
-      const zone = HostedZone.fromHostedZoneId(this, "HostedZone", config.hostedZoneId);
-      const alias = {
-        zone,
-        // Fully qualified (trailing dot): the zone's name is then not needed, and Route 53 itself refuses
-        // a name outside the zone.
-        recordName: `${config.domainName}.`,
-        target: RecordTarget.fromAlias(
-          new ApiGatewayv2DomainProperties(
-            this.domainName.regionalDomainName,
-            this.domainName.regionalHostedZoneId,
-          ),
-        ),
-      };
-      new ARecord(this, "AliasRecord", alias);
-      new AaaaRecord(this, "AliasRecordIpv6", alias);
-    }
+    const { hostedZoneId } = props;
+    this.dnsTargetToSet = hostedZoneId === undefined ? this.domainName.regionalDomainName : undefined;
+    if (hostedZoneId) aliasRecords(this, "AliasRecord", hostedZoneId, props.domainName, this.domainName);
   }
 
   /**

@@ -5,21 +5,20 @@ import {
   Dashboard,
   GraphWidget,
   type IAlarm,
-  type IMetric,
   type IWidget,
   Metric,
   TextWidget,
 } from "aws-cdk-lib/aws-cloudwatch";
 import { Operation, type TableBase } from "aws-cdk-lib/aws-dynamodb";
-import type { IFunction } from "aws-cdk-lib/aws-lambda";
-import { type ILogGroup, QueryDefinition, QueryString } from "aws-cdk-lib/aws-logs";
+import type { IFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+import { QueryDefinition, QueryString } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { METRIC_NAMES, METRICS_DIMENSION, METRICS_NAMESPACE } from "../lambda/metrics.ts";
+import { METRIC_NAMES } from "../lambda/metrics.ts";
+import { businessMetric } from "./alarms.ts";
 
 export interface PlantStoreDashboardProps {
   readonly api: HttpApi;
-  readonly handler: IFunction;
-  readonly handlerLogGroup: ILogGroup;
+  readonly handler: LambdaFunction;
   readonly table: TableBase;
   readonly alarms: IAlarm[];
 }
@@ -42,7 +41,6 @@ export const INIT_DURATION_QUERY_NAME = "cold-start-init-durations";
 
 /** One page for the whole stack: traffic and answers, latency, the function, the business metrics, the table. */
 export class PlantStoreDashboard extends Construct {
-  readonly dashboard: Dashboard;
   /** The dashboard in the CloudWatch console of the stack's region. */
   readonly url: string;
 
@@ -50,11 +48,11 @@ export class PlantStoreDashboard extends Construct {
     super(scope, id);
     const region = Stack.of(this).region;
 
-    this.dashboard = new Dashboard(this, "Dashboard", {
+    const dashboard = new Dashboard(this, "Dashboard", {
       defaultInterval: Duration.hours(3),
       widgets: [
         apiRow(props.api, props.alarms),
-        functionRow(props.handler, props.handlerLogGroup),
+        functionRow(props.handler),
         usageRow(props),
         [tracesLink(region, props.handler)],
       ],
@@ -62,7 +60,7 @@ export class PlantStoreDashboard extends Construct {
 
     this.url =
       `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}` +
-      `#dashboards:name=${this.dashboard.dashboardName}`;
+      `#dashboards:name=${dashboard.dashboardName}`;
   }
 }
 
@@ -70,15 +68,15 @@ export class PlantStoreDashboard extends Construct {
 function apiRow(api: HttpApi, alarms: IAlarm[]): IWidget[] {
   return [
     graph("API requests and errors", [
-      api.metricCount({ period: PERIOD, statistic: "Sum", label: "requests" }),
-      api.metricClientError({ period: PERIOD, label: "4xx" }),
-      api.metricServerError({ period: PERIOD, label: "5xx" }),
+      api.metricCount({ statistic: "Sum", label: "requests" }),
+      api.metricClientError({ label: "4xx" }),
+      api.metricServerError({ label: "5xx" }),
     ]),
     graph("API latency (ms)", [
-      api.metricLatency({ period: PERIOD, statistic: "p50", label: "API p50" }),
-      api.metricLatency({ period: PERIOD, statistic: "p99", label: "API p99" }),
-      api.metricIntegrationLatency({ period: PERIOD, statistic: "p50", label: "integration p50" }),
-      api.metricIntegrationLatency({ period: PERIOD, statistic: "p99", label: "integration p99" }),
+      api.metricLatency({ statistic: "p50", label: "API p50" }),
+      api.metricLatency({ statistic: "p99", label: "API p99" }),
+      api.metricIntegrationLatency({ statistic: "p50", label: "integration p50" }),
+      api.metricIntegrationLatency({ statistic: "p99", label: "integration p99" }),
     ]),
     new AlarmStatusWidget({ title: "Alarms", alarms, width: WIDTH, height: HEIGHT }),
   ];
@@ -89,8 +87,8 @@ function apiRow(api: HttpApi, alarms: IAlarm[]): IWidget[] {
  * Insights as a saved query rather than a query widget: a widget runs its query, billed per GB scanned,
  * on every load and auto-refresh of the dashboard; a saved query costs nothing until someone runs it.
  */
-function coldStartsWidget(handler: IFunction, handlerLogGroup: ILogGroup): IWidget {
-  const stack = Stack.of(handlerLogGroup);
+function coldStartsWidget(handler: LambdaFunction): IWidget {
+  const stack = Stack.of(handler);
   const queryName = `${stack.stackName}/${INIT_DURATION_QUERY_NAME}`;
   new QueryDefinition(stack, "InitDurationQuery", {
     queryDefinitionName: queryName,
@@ -98,33 +96,26 @@ function coldStartsWidget(handler: IFunction, handlerLogGroup: ILogGroup): IWidg
       filterStatements: [INIT_DURATION_FILTER],
       statsStatements: [INIT_DURATION_STATS],
     }),
-    logGroups: [handlerLogGroup],
+    logGroups: [handler.logGroup],
   });
   return graph(`Cold starts (init durations: Logs Insights, saved query ${queryName})`, [
-    new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: "ColdStart",
-      dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
-      period: PERIOD,
-      statistic: "Sum",
-      label: "cold starts",
-    }),
+    businessMetric(handler, "ColdStart", { label: "cold starts" }),
   ]);
 }
 
 /** The function: duration, cold starts (from its log), invocations, errors and throttles. */
-function functionRow(handler: IFunction, handlerLogGroup: ILogGroup): IWidget[] {
+function functionRow(handler: LambdaFunction): IWidget[] {
   return [
     graph("Function duration (ms)", [
-      handler.metricDuration({ period: PERIOD, statistic: "p50", label: "p50" }),
-      handler.metricDuration({ period: PERIOD, statistic: "p99", label: "p99" }),
-      handler.metricDuration({ period: PERIOD, statistic: "Maximum", label: "max" }),
+      handler.metricDuration({ statistic: "p50", label: "p50" }),
+      handler.metricDuration({ statistic: "p99", label: "p99" }),
+      handler.metricDuration({ statistic: "Maximum", label: "max" }),
     ]),
-    coldStartsWidget(handler, handlerLogGroup),
+    coldStartsWidget(handler),
     graph("Function invocations, errors, throttles", [
-      handler.metricInvocations({ period: PERIOD, label: "invocations" }),
-      handler.metricErrors({ period: PERIOD, label: "errors" }),
-      handler.metricThrottles({ period: PERIOD, label: "throttles" }),
+      handler.metricInvocations({ label: "invocations" }),
+      handler.metricErrors({ label: "errors" }),
+      handler.metricThrottles({ label: "throttles" }),
     ]),
   ];
 }
@@ -133,44 +124,26 @@ function functionRow(handler: IFunction, handlerLogGroup: ILogGroup): IWidget[] 
 function usageRow({ handler, table }: PlantStoreDashboardProps): IWidget[] {
   return [
     graph("Concurrent executions (max)", [
-      handler.metric("ConcurrentExecutions", { period: PERIOD, statistic: "Maximum", label: "function" }),
+      handler.metric("ConcurrentExecutions", { statistic: "Maximum", label: "function" }),
       new Metric({
         namespace: "AWS/Lambda",
         metricName: "ConcurrentExecutions",
-        period: PERIOD,
         statistic: "Maximum",
         label: "account, all functions",
       }),
     ]),
-    graph("Outcomes (business metrics, per minute)", outcomeMetrics(handler)),
+    graph(
+      "Outcomes (business metrics, per minute)",
+      // One series per business metric the handler publishes (lambda/metrics.ts), for this function.
+      METRIC_NAMES.map((metricName) => businessMetric(handler, metricName, { label: metricName })),
+    ),
     graph("DynamoDB writes and throttles", [
-      table.metricConsumedWriteCapacityUnits({ period: PERIOD, label: "consumed write units" }),
-      table.metricConsumedReadCapacityUnits({ period: PERIOD, label: "consumed read units" }),
-      table.metricThrottledRequestsForOperation(Operation.PUT_ITEM, {
-        period: PERIOD,
-        label: "throttled PutItem",
-      }),
-      table.metricThrottledRequestsForOperation(Operation.GET_ITEM, {
-        period: PERIOD,
-        label: "throttled GetItem",
-      }),
+      table.metricConsumedWriteCapacityUnits({ label: "consumed write units" }),
+      table.metricConsumedReadCapacityUnits({ label: "consumed read units" }),
+      table.metricThrottledRequestsForOperation(Operation.PUT_ITEM, { label: "throttled PutItem" }),
+      table.metricThrottledRequestsForOperation(Operation.GET_ITEM, { label: "throttled GetItem" }),
     ]),
   ];
-}
-
-/** One series per business metric the handler publishes (lambda/metrics.ts), for this function. */
-function outcomeMetrics(handler: IFunction): IMetric[] {
-  return METRIC_NAMES.map(
-    (metricName) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { [METRICS_DIMENSION]: handler.functionName },
-        period: PERIOD,
-        statistic: "Sum",
-        label: metricName,
-      }),
-  );
 }
 
 /** X-Ray's filter expression for the traces through the function's segment, which active tracing records. */
@@ -202,6 +175,8 @@ function tracesLink(region: string, handler: IFunction): TextWidget {
   });
 }
 
-function graph(title: string, metrics: IMetric[]): GraphWidget {
-  return new GraphWidget({ title, left: metrics, width: WIDTH, height: HEIGHT });
+/** A graph of per-minute points. */
+function graph(title: string, metrics: Metric[]): GraphWidget {
+  const left = metrics.map((metric) => metric.with({ period: PERIOD }));
+  return new GraphWidget({ title, left, width: WIDTH, height: HEIGHT });
 }

@@ -1,18 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { CfnOutput, CustomResource, Duration, Fn, Lazy, RemovalPolicy, Stack } from "aws-cdk-lib";
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import {
-  Architecture,
-  type CfnFunction,
-  type CfnVersion,
-  Code,
-  Function as LambdaFunction,
-  LoggingFormat,
-  Runtime,
-} from "aws-cdk-lib/aws-lambda";
+import { type CfnFunction, type CfnVersion, Code, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { buildSync } from "esbuild";
+import type { ExternalIssuerConfig } from "./issuer-config.ts";
 import {
   READER_ATTRIBUTES,
   READER_PROPERTIES,
@@ -25,17 +18,14 @@ import {
   keyCount,
   keysLeftOutNote,
 } from "./key-set-delivery/public-key-set.ts";
+import { FUNCTION_BASICS } from "./own-function.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
-
-/** Where the key set comes from: read from the issuer at every deploy, or a file given at synth. */
-export type KeySetSource =
-  | { readonly kind: "read-at-deploy"; readonly jwksUrl: string }
-  | { readonly kind: "file"; readonly path: string; readonly keySetJson: string };
 
 export interface DeliveredKeySetProps {
   /** The function whose environment receives the key set as JWKS_JSON. */
   readonly handler: LambdaFunction;
-  readonly source: KeySetSource;
+  /** The issuer it trusts: its key set is read from its URL at every deploy, or given as a file at synth. */
+  readonly issuer: ExternalIssuerConfig;
 }
 
 /**
@@ -55,15 +45,18 @@ export const DEPLOY_TIME_VALUE_BYTES = 256;
  * From a file, the set is a literal of the template, checked at synth.
  */
 export class DeliveredKeySet extends Construct {
-  constructor(scope: Construct, id: string, { handler, source }: DeliveredKeySetProps) {
+  constructor(scope: Construct, id: string, { handler, issuer }: DeliveredKeySetProps) {
     super(scope, id);
     const budget = (): number => environmentBudget(handler);
+    const file = issuer.keySetFile;
     let summary: string;
-    if (source.kind === "file") {
-      handler.addEnvironment(DELIVERED_KEY_SET_VARIABLE, source.keySetJson);
-      this.node.addValidation({ validate: () => fileOverBudget(source, budget()) });
-      summary = `${keyCount(source.keySetJson)} keys delivered from ${source.path} (checked at synth)${keysLeftOutNote(source.keySetJson)}`;
+    if (file !== undefined) {
+      handler.addEnvironment(DELIVERED_KEY_SET_VARIABLE, file.keySetJson);
+      this.node.addValidation({ validate: () => fileOverBudget(file, budget()) });
+      summary = `${keyCount(file.keySetJson)} keys delivered from ${file.path} (checked at synth)${keysLeftOutNote(file.keySetJson)}`;
     } else {
+      // Without JWKS_URL the handler reads the issuer's well-known path (lambda/config.ts).
+      const jwksUrl = issuer.jwksUrl ?? `${issuer.issuer.replace(/\/+$/, "")}/.well-known/jwks.json`;
       const reader = this.createReader();
       const resource = new CustomResource(this, "Resource", {
         resourceType: "Custom::DeliveredKeySet",
@@ -71,7 +64,7 @@ export class DeliveredKeySet extends Construct {
         // A reader that never answered would otherwise hold the deploy for CloudFormation's default hour.
         serviceTimeout: Duration.seconds(readerTimeout().toSeconds() + 60),
         properties: {
-          [READER_PROPERTIES.jwksUrl]: source.jwksUrl,
+          [READER_PROPERTIES.jwksUrl]: jwksUrl,
           [READER_PROPERTIES.environmentBudget]: Lazy.number({ produce: budget }),
           [READER_PROPERTIES.synthesis]: new Date().toISOString(),
         },
@@ -113,16 +106,14 @@ export class DeliveredKeySet extends Construct {
       },
     });
     const reader = new LambdaFunction(this, "Reader", {
+      ...FUNCTION_BASICS,
       description: "Reads the issuer's key set at deploy time for the Plant Store handler (JWKS_JSON)",
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
       handler: "index.handler",
       code: Code.fromInline(readerSource()),
       memorySize: 128,
       timeout: readerTimeout(),
       role,
       logGroup,
-      loggingFormat: LoggingFormat.JSON,
     });
     (reader.node.defaultChild as CfnFunction).addDeletionOverride("DependsOn");
     return reader;
@@ -157,15 +148,12 @@ export function readerSource(): string {
  * The bytes left for JWKS_JSON's value in `handler`'s environment, measured as Lambda measures it (the
  * variables as one JSON object), each value resolved at deploy counted as DEPLOY_TIME_VALUE_BYTES.
  */
-export function environmentBudget(handler: LambdaFunction): number {
-  const cfnFunction = handler.node.defaultChild as CfnFunction;
-  const resolved = Stack.of(handler).resolve(cfnFunction.environment) as
-    | { Variables?: Record<string, unknown>; variables?: Record<string, unknown> }
-    | undefined;
-  const variables = resolved?.Variables ?? resolved?.variables ?? {};
+function environmentBudget(handler: LambdaFunction): number {
+  // The L1 property as it resolves: `{ variables: { NAME: value } }`, a value unresolved at synth an object.
+  const environment = Stack.of(handler).resolve((handler.node.defaultChild as CfnFunction).environment);
+  const { variables = {} } = (environment ?? {}) as { variables?: object };
   const measured: Record<string, string> = {};
   for (const [name, value] of Object.entries(variables)) {
-    if (name === DELIVERED_KEY_SET_VARIABLE) continue;
     measured[name] = typeof value === "string" ? value : "x".repeat(DEPLOY_TIME_VALUE_BYTES);
   }
   measured[DELIVERED_KEY_SET_VARIABLE] = "";

@@ -11,19 +11,11 @@ import {
   ViewerProtocolPolicy,
 } from "aws-cdk-lib/aws-cloudfront";
 import { HttpOrigin } from "aws-cdk-lib/aws-cloudfront-origins";
-import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import {
-  Architecture,
-  Code,
-  Function as LambdaFunction,
-  LoggingFormat,
-  Runtime,
-} from "aws-cdk-lib/aws-lambda";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Code, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { ORIGIN_CHECK_SOURCE, ORIGIN_VERIFY_HEADER, ORIGIN_VERIFY_VARIABLE } from "./origin-check.ts";
-import { dependOnRolePolicyOnly } from "./role-dependency.ts";
+import { ownFunction } from "./own-function.ts";
 
 export interface EdgeProtectionProps {
   /** The API's custom domain: CloudFront's origin, the API's only endpoint (execute-api is closed). */
@@ -43,7 +35,6 @@ export interface EdgeProtectionProps {
  */
 export class EdgeProtection extends Construct {
   readonly authorizer: HttpLambdaAuthorizer;
-  readonly distribution: Distribution;
   /** `https://<distribution>.cloudfront.net/plants`: where callers POST. */
   readonly plantsUrl: string;
 
@@ -70,7 +61,7 @@ export class EdgeProtection extends Construct {
       resultsCacheTtl: Duration.minutes(5),
     });
 
-    this.distribution = new Distribution(this, "Distribution", {
+    const distribution = new Distribution(this, "Distribution", {
       comment: "Plant Store: POST /plants behind AWS WAF",
       webAclId: props.webAclArn,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -88,7 +79,7 @@ export class EdgeProtection extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       },
     });
-    Validations.of(this.distribution).acknowledge(
+    Validations.of(distribution).acknowledge(
       {
         id: "AwsSolutions-CFR1",
         reason: "The API serves callers wherever they are; the web ACL limits each address instead.",
@@ -106,34 +97,22 @@ export class EdgeProtection extends Construct {
           "the origin connection is TLS 1.2 or later.",
       },
     );
-    this.plantsUrl = `https://${this.distribution.distributionDomainName}/plants`;
+    this.plantsUrl = `https://${distribution.distributionDomainName}/plants`;
   }
 
   /** The authorizer's function: compares the header with the secret in constant time (./origin-check.ts). */
   private createOriginCheck(secretValue: string): LambdaFunction {
-    const logGroup = new LogGroup(this, "OriginCheckLogGroup", {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
+    const roleDescription = "Plant Store origin check: write its log group, nothing else";
+    return ownFunction(this, "OriginCheck", roleDescription, [], (common) => {
+      return new LambdaFunction(this, "OriginCheck", {
+        ...common,
+        memorySize: 128,
+        timeout: Duration.seconds(3),
+        handler: "index.handler",
+        code: Code.fromInline(ORIGIN_CHECK_SOURCE),
+        description: "Admits a request to the API only with the header CloudFront adds",
+        environment: { [ORIGIN_VERIFY_VARIABLE]: secretValue },
+      });
     });
-    const role = new Role(this, "OriginCheckRole", {
-      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Plant Store origin check: write its log group, nothing else",
-    });
-    logGroup.grantWrite(role);
-    const originCheck = new LambdaFunction(this, "OriginCheck", {
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: 128,
-      timeout: Duration.seconds(3),
-      handler: "index.handler",
-      code: Code.fromInline(ORIGIN_CHECK_SOURCE),
-      role,
-      logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      description: "Admits a request to the API only with the header CloudFront adds",
-      environment: { [ORIGIN_VERIFY_VARIABLE]: secretValue },
-    });
-    dependOnRolePolicyOnly(originCheck, role);
-    return originCheck;
   }
 }

@@ -25,6 +25,11 @@ export function perAddressLimit(stageRateLimit: number): number {
   return Math.max(WAF_MINIMUM_RATE_LIMIT, Math.floor((stageRateLimit * RATE_WINDOW_SECONDS) / 10));
 }
 
+/** WAF's metrics and sampled requests, under `metricName`. */
+function visibility(metricName: string): CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
+}
+
 /** An AWS managed rule group, with the rules named in `countOnly` counted instead of blocking. */
 function managedRuleGroup(name: string, priority: number, countOnly: string[] = []): CfnWebACL.RuleProperty {
   return {
@@ -38,7 +43,7 @@ function managedRuleGroup(name: string, priority: number, countOnly: string[] = 
         ruleActionOverrides: countOnly.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
       },
     },
-    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: name, sampledRequestsEnabled: true },
+    visibilityConfig: visibility(name),
   };
 }
 
@@ -57,11 +62,7 @@ export class EdgeWebAclStack extends Stack {
       scope: "CLOUDFRONT",
       description: "Plant Store - a share of the stage rate per client address, AWS managed rule groups",
       defaultAction: { allow: {} },
-      visibilityConfig: {
-        cloudWatchMetricsEnabled: true,
-        metricName: `${this.stackName}-web-acl`,
-        sampledRequestsEnabled: true,
-      },
+      visibilityConfig: visibility(`${this.stackName}-web-acl`),
       rules: [
         {
           name: "RateLimitPerAddress",
@@ -74,11 +75,7 @@ export class EdgeWebAclStack extends Stack {
               evaluationWindowSec: RATE_WINDOW_SECONDS,
             },
           },
-          visibilityConfig: {
-            cloudWatchMetricsEnabled: true,
-            metricName: "RateLimitPerAddress",
-            sampledRequestsEnabled: true,
-          },
+          visibilityConfig: visibility("RateLimitPerAddress"),
         },
         managedRuleGroup("AWSManagedRulesAmazonIpReputationList", 1),
         // Counted, not blocked: a body up to the API's own 16 KiB limit (it answers 413 beyond), and API

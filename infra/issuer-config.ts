@@ -2,32 +2,22 @@
 import { readFileSync } from "node:fs";
 import { commaList } from "../lambda/comma-list.ts";
 import { DEFAULT_REQUIRED_SCOPE } from "../lambda/defaults.ts";
-import { ContextError, type ContextReader, check, httpsUrl, onlyWith, text } from "./context-values.ts";
+import { ContextError, type ContextReader, check, onlyWith, parseUrl, text } from "./context-values.ts";
 import { deliverableKeySet, KeySetRefusedError } from "./key-set-delivery/public-key-set.ts";
 import { domainPrefixProblem } from "./rules/cognito-domain-prefix.ts";
 
 /** Tokens come from the Cognito user pool the stack creates (or, with `userPoolId`, one a destroyed stack retained). */
-export interface CognitoIssuerConfig {
-  readonly kind: "cognito";
-  /** By default derived from the stack name and the stack's unique id. */
-  readonly domainPrefix: string | undefined;
-  readonly retained: { userPoolId: string; clientId: string; domainPrefix: string } | undefined;
-}
-
+export type CognitoIssuerConfig = Extract<ReturnType<typeof readTokenIssuer>, { kind: "cognito" }>;
 /** Tokens come from an OIDC issuer the user brings; the stack creates no user pool. */
-export interface ExternalIssuerConfig {
-  readonly kind: "external";
-  readonly issuer: string;
-  readonly audience: string | undefined;
-  readonly clientIds: string | undefined;
-  readonly jwksUrl: string | undefined;
-  /** `-c jwks=<file>`, checked and made compact at synth; `undefined` reads the issuer's at deploy time. */
-  readonly keySetFile: { readonly path: string; readonly keySetJson: string } | undefined;
-  readonly requiredScope: string;
-}
+export type ExternalIssuerConfig = Extract<ReturnType<typeof readTokenIssuer>, { kind: "external" }>;
 
-/** The stack's own Cognito issuer, or with `-c issuer=…` the user's, with what each of them needs. */
-export function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | ExternalIssuerConfig {
+/**
+ * The stack's own Cognito issuer, or with `-c issuer=…` the user's, with what each of them needs. The
+ * pool's domain prefix, unique in its Region, is by default derived from the stack name and the stack's
+ * unique id; a `-c jwks=` file is checked and made compact at synth (`keySetFile`), else the issuer's set
+ * is read at deploy time.
+ */
+export function readTokenIssuer(read: ContextReader) {
   const issuer = text(read, "issuer");
   const [audience, clientIds, jwksUrl, jwks, requiredScope] = (
     ["audience", "clientIds", "jwksUrl", "jwks", "requiredScope"] as const
@@ -39,8 +29,9 @@ export function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | Exte
         `Context "cognitoDomainPrefix" does not apply with "issuer": no user pool is created`,
       );
     }
-    httpsUrl("issuer", issuer);
-    if (jwksUrl !== undefined) httpsUrl("jwksUrl", jwksUrl);
+    check(parseUrl(issuer)?.protocol === "https:", "issuer", "an https URL", issuer);
+    if (jwksUrl !== undefined)
+      check(parseUrl(jwksUrl)?.protocol === "https:", "jwksUrl", "an https URL", jwksUrl);
     // Without one of them any token the issuer signs, for any of its clients or APIs, would be accepted; a
     // deployed handler refuses to start without JWT_AUDIENCE or JWT_CLIENT_IDS (lambda/config.ts).
     if (commaList(audience).length === 0 && commaList(clientIds).length === 0) {
@@ -51,7 +42,15 @@ export function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | Exte
     }
     const keySetFile = jwks === undefined ? undefined : readKeySetFile(jwks);
     const scope = requiredScope ?? DEFAULT_REQUIRED_SCOPE;
-    return { kind: "external", issuer, audience, clientIds, jwksUrl, keySetFile, requiredScope: scope };
+    return {
+      kind: "external" as const,
+      issuer,
+      audience,
+      clientIds,
+      jwksUrl,
+      keySetFile,
+      requiredScope: scope,
+    };
   }
   onlyWith("issuer", "bring your own OIDC issuer", { audience, clientIds, jwksUrl, jwks, requiredScope });
   const prefixProblem = domainPrefix === undefined ? undefined : domainPrefixProblem(domainPrefix);
@@ -64,7 +63,7 @@ export function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | Exte
   const clientId = text(read, "userPoolClientId");
   if (userPoolId === undefined) {
     onlyWith("userPoolId", "a retained user pool", { userPoolClientId: clientId });
-    return { kind: "cognito", domainPrefix, retained: undefined };
+    return { kind: "cognito" as const, domainPrefix, retained: undefined };
   }
   const poolIdShape = /^[a-z]{2}(?:-[a-z]+)+-\d_[0-9A-Za-z]+$/.test(userPoolId);
   check(poolIdShape, "userPoolId", "a Cognito user pool id like eu-west-1_AbC123dEf", userPoolId);
@@ -78,7 +77,7 @@ export function readTokenIssuer(read: ContextReader): CognitoIssuerConfig | Exte
       'Context "userPoolId" needs "cognitoDomainPrefix": the prefix of the retained pool\'s domain (the first label of the TokenEndpoint output)',
     );
   }
-  return { kind: "cognito", domainPrefix, retained: { userPoolId, clientId, domainPrefix } };
+  return { kind: "cognito" as const, domainPrefix, retained: { userPoolId, clientId, domainPrefix } };
 }
 
 /** `-c jwks=<file>`: a key-set document whose keys are all public; whether it fits is checked at synth. */

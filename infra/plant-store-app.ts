@@ -1,4 +1,4 @@
-import { type App, Stack, Tags, Validations } from "aws-cdk-lib";
+import { type App, Tags, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { describeRoutes } from "../lambda/http/routes.ts";
 import {
@@ -22,8 +22,10 @@ import { DeployRulesPlugin } from "./rules/plugin.ts";
  * Regions at synth, and the custom domain's certificate names them (the stack must be in its Region).
  */
 function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
-  const location = config.customDomain && certificateLocation(config.customDomain.certificateArn);
-  if (location === undefined) throw new ContextError('"edgeProtection=waf" needs "certificateArn"');
+  // readPlantStoreConfig refuses edge protection without a custom domain (an ARN it checked).
+  const domain = config.customDomain;
+  const location = domain && certificateLocation(domain.certificateArn);
+  if (domain === undefined || location === undefined) throw new Error("edge protection needs the domain");
   const webAclStackName = `${stackName}-EdgeWebAcl`;
   // WAF's limit on the web ACL's metric name, `<its stack's name>-web-acl`: 128 characters.
   if (`${webAclStackName}-web-acl`.length > 128) {
@@ -39,7 +41,8 @@ function addEdgeWebAcl(app: App, stackName: string, config: PlantStoreConfig) {
     terminationProtection: config.terminationProtection,
     stageRateLimit: config.throttleRateLimit,
   });
-  return { stack, env: { account: location.account, region: location.region } };
+  const env = { account: location.account, region: location.region };
+  return { stack, env, protection: { originDomainName: domain.domainName, webAclArn: stack.webAcl.attrArn } };
 }
 
 /**
@@ -58,7 +61,7 @@ export function addPlantStore(app: App): PlantStoreStack {
     );
   }
   const edge = config.edgeProtection === "waf" ? addEdgeWebAcl(app, stackName, config) : undefined;
-  const stacks =
+  const [stack] =
     multiRegion === undefined
       ? [
           // No `env` unless the edge needs one: the stack is environment-agnostic, so synth needs no
@@ -69,23 +72,18 @@ export function addPlantStore(app: App): PlantStoreStack {
             terminationProtection: config.terminationProtection,
             ...(edge === undefined
               ? {}
-              : { env: edge.env, crossRegionReferences: true, edgeWebAclArn: edge.stack.webAcl.attrArn }),
+              : { env: edge.env, crossRegionReferences: true, edgeProtection: edge.protection }),
           }),
         ]
       : addMultiRegionPlantStore(app, stackName, config, multiRegion);
-  const stack = stacks.find(
-    (candidate): candidate is PlantStoreStack => candidate instanceof PlantStoreStack,
-  );
   if (stack === undefined) throw new Error("no Region to serve");
   if (edge !== undefined) stack.addStackDependency(edge.stack);
   // On every stack of the app and every resource that takes tags. The stack tag stays on what outlives a
   // stack (the retained table and user pool), so they can be found by it after a destroy.
   // Dashboards are left out: their Tags property is newer than the CloudFormation schema cfn-lint 1.51.0
   // checks against (E3002), and a dashboard goes with the stack.
-  for (const tagged of app.node.children.filter((child) => Stack.isStack(child))) {
-    for (const [key, value] of Object.entries({ [STACK_TAG]: stackName, ...config.tags })) {
-      Tags.of(tagged).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
-    }
+  for (const [key, value] of Object.entries({ [STACK_TAG]: stackName, ...config.tags })) {
+    Tags.of(app).add(key, value, { excludeResourceTypes: ["AWS::CloudWatch::Dashboard"] });
   }
   // Any unacknowledged AwsSolutions finding, and any deploy-time rule broken (infra/rules/), fails
   // synthesis, so `cdk synth` and `cdk deploy` refuse it before anything is created.

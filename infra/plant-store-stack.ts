@@ -11,46 +11,33 @@ import {
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { BillingMode, Table, TableBase, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
-import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import {
-  Alias,
-  Architecture,
-  Function as LambdaFunction,
-  LoggingFormat,
-  Runtime,
-  Tracing,
-} from "aws-cdk-lib/aws-lambda";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Alias, Function as LambdaFunction, Tracing } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
-import { DEFAULT_REQUIRED_SCOPE, DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
+import { DEFAULT_STORE_DEADLINE_MS } from "../lambda/defaults.ts";
 import { describeRoutes, ROUTES } from "../lambda/http/routes.ts";
-import {
-  AccessLogCount,
-  INVOKE_TOO_LARGE_METRIC,
-  INVOKE_TOO_LARGE_PATTERN,
-  STAGE_THROTTLED_METRIC,
-  STAGE_THROTTLED_PATTERN,
-} from "./access-log-counts.ts";
+import { AccessLogCount, INVOKE_TOO_LARGE, STAGE_THROTTLED } from "./access-log-counts.ts";
 import { PlantStoreAlarms } from "./alarms.ts";
 import { addTokenIssuerOutputs, CognitoTokenIssuer } from "./cognito-token-issuer.ts";
-import type { PlantStoreConfig } from "./config.ts";
+import type { ExternalIssuerConfig, PlantStoreConfig } from "./config.ts";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "./cors.ts";
 import { CustomDomain } from "./custom-domain.ts";
 import { PlantStoreDashboard } from "./dashboard.ts";
-import { DeliveredKeySet, type KeySetSource } from "./delivered-key-set.ts";
-import { EdgeProtection } from "./edge-protection.ts";
+import { DeliveredKeySet } from "./delivered-key-set.ts";
+import { EdgeProtection, type EdgeProtectionProps } from "./edge-protection.ts";
 import { HANDLER_SETTING, handlerCode } from "./handler-code.ts";
+import { ownFunction } from "./own-function.ts";
 import { PLANTS_PARTITION_KEY, PLANTS_TABLE_KEEPING } from "./plants-table.ts";
 import { PreTrafficCheck } from "./pre-traffic-check.ts";
-import { dependOnRolePolicyOnly } from "./role-dependency.ts";
 import { LIVE_ALIAS_NAME, SafeRollout } from "./rollout.ts";
 import { VENDED_LOGS_PREFIX } from "./rules/access-log-group-name.ts";
 import { OUTPUT_KEYS } from "./stack-outputs.ts";
 
 export interface PlantStoreStackProps extends StackProps {
   readonly config: PlantStoreConfig;
-  /** With `-c edgeProtection=waf`: the us-east-1 web ACL's ARN (infra/edge-web-acl-stack.ts). */
-  readonly edgeWebAclArn?: string;
+  /** With `-c edgeProtection=waf`: CloudFront and the web ACL in front, the API closed to anything else. */
+  readonly edgeProtection?: EdgeProtectionProps;
 }
 
 /** How long the handler keeps retrying the store before it answers 503 (the handler's default). */
@@ -61,30 +48,6 @@ export const STORE_DEADLINE = Duration.millis(DEFAULT_STORE_DEADLINE_MS);
  * below the HTTP API's 30 s integration limit.
  */
 export const FUNCTION_TIMEOUT = Duration.seconds(10);
-const LOG_RETENTION = RetentionDays.ONE_MONTH;
-
-/** The function and what it runs with: its log group, its role, and the alias the API invokes. */
-interface HandlerParts {
-  readonly handler: LambdaFunction;
-  readonly logGroup: LogGroup;
-  readonly liveAlias: Alias;
-}
-
-/** The HTTP API, its one stage and the stage's access log. */
-interface ApiParts {
-  readonly api: HttpApi;
-  readonly stage: HttpStage;
-  readonly accessLogGroup: LogGroup;
-}
-
-/** The Cognito issuer (unless the user brings one) and the environment that tells the handler about it. */
-interface TokenVerification {
-  readonly cognitoIssuer: CognitoTokenIssuer | undefined;
-  readonly issuerUrl: string;
-  readonly environment: Record<string, string>;
-  /** Where the key set the function trusts at cold start comes from (infra/delivered-key-set.ts). */
-  readonly keySetSource: KeySetSource;
-}
 
 /** POST /plants: HTTP API -> Lambda -> DynamoDB, with a Cognito user pool issuing machine tokens by default. */
 export class PlantStoreStack extends Stack {
@@ -98,33 +61,38 @@ export class PlantStoreStack extends Stack {
     const { config } = props;
 
     const table = this.createOrImportTable(config.existingTableName);
-    const tokenVerification = this.createTokenVerification(config.tokenIssuer);
-    const handlerParts = this.createHandler(config, table, tokenVerification.environment);
-    new DeliveredKeySet(this, "KeySetDelivery", {
-      handler: handlerParts.handler,
-      source: tokenVerification.keySetSource,
+    const { tokenIssuer } = config;
+    const cognitoIssuer =
+      tokenIssuer.kind === "cognito" ? new CognitoTokenIssuer(this, "TokenIssuer", tokenIssuer) : undefined;
+    const issuer = cognitoIssuer?.trustedIssuer ?? (tokenIssuer as ExternalIssuerConfig);
+    const { handler, liveAlias } = this.createHandler(config, table, issuer);
+    new DeliveredKeySet(this, "KeySetDelivery", { handler, issuer });
+    const edgeProtection =
+      props.edgeProtection && new EdgeProtection(this, "EdgeProtection", props.edgeProtection);
+    this.api = this.createApi(config, liveAlias, edgeProtection?.authorizer);
+    this.accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
+      // Under /aws/vendedlogs/: covered by the account's CloudWatch Logs resource policy as it is
+      // (infra/rules/access-log-group-name.ts says why).
+      logGroupName: `${VENDED_LOGS_PREFIX}apigateway/${this.stackName}/access`,
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
     });
-    const edgeProtection = this.createEdgeProtection(config, props.edgeWebAclArn);
-    const apiParts = this.createApi(config, handlerParts.liveAlias, edgeProtection?.authorizer);
-    const { handler, liveAlias } = handlerParts;
-    const { api, stage } = apiParts;
-    this.api = api;
-    this.stage = stage;
-    this.accessLogGroup = apiParts.accessLogGroup;
+    // The `$default` stage: deployed on every change, throttled, one JSON access-log line per request.
+    this.stage = new HttpStage(this, "DefaultStage", {
+      httpApi: this.api,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogGroup),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
 
-    const accessLog = { accessLogGroup: apiParts.accessLogGroup, apiId: api.apiId };
-    const stageThrottles = new AccessLogCount(this, "StageThrottles", {
-      ...accessLog,
-      metricName: STAGE_THROTTLED_METRIC,
-      filterPattern: STAGE_THROTTLED_PATTERN,
-    });
-    const invokesTooLarge = new AccessLogCount(this, "InvokesTooLarge", {
-      ...accessLog,
-      metricName: INVOKE_TOO_LARGE_METRIC,
-      filterPattern: INVOKE_TOO_LARGE_PATTERN,
-    });
+    const stageThrottles = new AccessLogCount(this, "StageThrottles", STAGE_THROTTLED);
+    const invokesTooLarge = new AccessLogCount(this, "InvokesTooLarge", INVOKE_TOO_LARGE);
     const alarms = new PlantStoreAlarms(this, "Alarms", {
-      api,
+      api: this.api,
       handler,
       liveAlias,
       table,
@@ -141,39 +109,47 @@ export class PlantStoreStack extends Stack {
     });
     preTrafficCheck.allowDeploymentAccess(rollout.deploymentGroup, liveAlias);
     const dashboard = new PlantStoreDashboard(this, "Dashboard", {
-      api,
+      api: this.api,
       handler,
-      handlerLogGroup: handlerParts.logGroup,
       table,
       alarms: [...alarms.alarms, ...alarms.rollbackAlarms],
     });
     const customDomain =
-      config.customDomain === undefined
-        ? undefined
-        : new CustomDomain(this, "CustomDomain", { config: config.customDomain, api, stage });
+      config.customDomain &&
+      new CustomDomain(this, "CustomDomain", { ...config.customDomain, api: this.api, stage: this.stage });
 
-    this.addOutputs({
-      table,
-      handlerParts,
-      apiParts,
-      dashboard,
-      rollout,
-      customDomain,
-      tokenVerification,
-      plantsUrl: edgeProtection?.plantsUrl ?? customDomain?.plantsUrl,
-    });
-  }
-
-  /** With `-c edgeProtection=waf`: CloudFront and the web ACL in front, the API closed to anything else. */
-  private createEdgeProtection(config: PlantStoreConfig, webAclArn: string | undefined) {
-    if (config.edgeProtection === "none") return undefined;
-    if (config.customDomain === undefined || webAclArn === undefined) {
-      throw new Error("edge protection needs the custom domain and the web ACL's ARN");
+    // What `npm run token -- --stack`, docs/DEPLOY.md and the operator read after a deploy.
+    const output = (key: string, value: string, description?: string) =>
+      new CfnOutput(this, key, { value, description });
+    // Where callers POST: the distribution's, else the custom domain's; the $default stage has no path
+    // segment of its own.
+    const plantsUrl =
+      edgeProtection?.plantsUrl ?? customDomain?.plantsUrl ?? `${this.api.apiEndpoint}/plants`;
+    output(OUTPUT_KEYS.apiUrl, plantsUrl, "POST a NewPlant here with Authorization: Bearer <access token>");
+    if (customDomain?.dnsTargetToSet !== undefined) {
+      output(
+        OUTPUT_KEYS.customDomainTarget,
+        customDomain.dnsTargetToSet,
+        "Point the custom domain's DNS record here (a CNAME, or an alias record)",
+      );
     }
-    return new EdgeProtection(this, "EdgeProtection", {
-      originDomainName: config.customDomain.domainName,
-      webAclArn,
-    });
+    output(OUTPUT_KEYS.dashboardUrl, dashboard.url);
+    output(OUTPUT_KEYS.deploymentApplication, rollout.deploymentGroup.application.applicationName);
+    output(
+      OUTPUT_KEYS.deploymentGroup,
+      rollout.deploymentGroup.deploymentGroupName,
+      "The CodeDeploy deployment group that moves the live alias from version to version",
+    );
+    output(OUTPUT_KEYS.jwtIssuer, issuer.issuer);
+    output(OUTPUT_KEYS.tableName, table.tableName);
+    output(
+      OUTPUT_KEYS.functionName,
+      handler.functionName,
+      "The function whose live alias CodeDeploy moves; its published versions are kept",
+    );
+    output(OUTPUT_KEYS.functionLogGroupName, handler.logGroup.logGroupName);
+    output(OUTPUT_KEYS.accessLogGroupName, this.accessLogGroup.logGroupName);
+    if (cognitoIssuer) addTokenIssuerOutputs(this, cognitoIssuer);
   }
 
   /**
@@ -198,76 +174,60 @@ export class PlantStoreStack extends Stack {
     });
   }
 
-  /** The function, published as a version behind the alias the API invokes, with its own log group and role. */
-  private createHandler(
-    config: PlantStoreConfig,
-    table: TableBase,
-    tokenEnvironment: Record<string, string>,
-  ): HandlerParts {
-    const logGroup = new LogGroup(this, "HandlerLogGroup", {
-      retention: LOG_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
+  /**
+   * The function, published as a version behind the alias the API invokes, with its own log group and a
+   * role of its own instead of the default one, which carries the AWSLambdaBasicExecutionRole managed
+   * policy (log writes to every log group in the account): this one writes to its own and touches one table.
+   */
+  private createHandler(config: PlantStoreConfig, table: TableBase, issuer: ExternalIssuerConfig) {
+    // PutItem stores a plant; GetItem (after a failed condition) tells a replay from a conflict.
+    const tableAccess = new PolicyStatement({
+      actions: ["dynamodb:PutItem", "dynamodb:GetItem"],
+      resources: [table.tableArn],
     });
-    const role = this.createHandlerRole(logGroup, table);
-    const handler = new LambdaFunction(this, "Handler", {
-      code: handlerCode(),
-      handler: HANDLER_SETTING,
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: config.memorySizeMb,
-      timeout: FUNCTION_TIMEOUT,
-      reservedConcurrentExecutions: config.reservedConcurrency,
-      role,
-      logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      // Lambda records each sampled invocation and its init; each log line carries its traceId.
-      tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
-      // Each deploy's version outlives the next deploy, so that an operator can point the alias back to it;
-      // a version whose own deploy rolled back is deleted, not left behind outside the stack.
-      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE },
-      // Not NODE_OPTIONS=--enable-source-maps: it adds ~3.5 ms to every cold start (measured, ~40% of
-      // the import). Stacks in the log are of the minified bundle; index.mjs.map ships beside it.
-      environment: {
-        TABLE_NAME: table.tableName,
-        ...tokenEnvironment,
-        STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
-      },
-    });
-    dependOnRolePolicyOnly(handler, role);
-    if (config.tracing) {
-      Validations.of(role).acknowledge({
-        id: "AwsSolutions-IAM5[Resource::*]",
-        reason:
-          "Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no " +
-          "resource narrower than *.",
+    const roleDescription = "Plant Store handler: its log group, PutItem and GetItem on the plants table";
+    const handler = ownFunction(this, "Handler", roleDescription, [tableAccess], (common) => {
+      if (config.tracing) {
+        Validations.of(common.role).acknowledge({
+          id: "AwsSolutions-IAM5[Resource::*]",
+          reason:
+            "Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray grants on no " +
+            "resource narrower than *.",
+        });
+      }
+      return new LambdaFunction(this, "Handler", {
+        ...common,
+        code: handlerCode(),
+        handler: HANDLER_SETTING,
+        memorySize: config.memorySizeMb,
+        timeout: FUNCTION_TIMEOUT,
+        reservedConcurrentExecutions: config.reservedConcurrency,
+        // Lambda records each sampled invocation and its init; each log line carries its traceId.
+        tracing: config.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+        // Each deploy's version outlives the next deploy, so that an operator can point the alias back to
+        // it; a version whose own deploy rolled back is deleted, not left behind outside the stack.
+        currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE },
+        // Not NODE_OPTIONS=--enable-source-maps: it adds ~3.5 ms to every cold start (measured, ~40% of
+        // the import). Stacks in the log are of the minified bundle; index.mjs.map ships beside it.
+        environment: {
+          TABLE_NAME: table.tableName,
+          ...definedOnly({
+            JWT_ISSUER: issuer.issuer,
+            JWT_AUDIENCE: issuer.audience,
+            JWT_CLIENT_IDS: issuer.clientIds,
+            JWKS_URL: issuer.jwksUrl,
+            REQUIRED_SCOPE: issuer.requiredScope,
+          }),
+          STORE_DEADLINE_MS: String(STORE_DEADLINE.toMilliseconds()),
+        },
       });
-    }
+    });
     // The API invokes the alias, never $LATEST: a deploy publishes a version and CodeDeploy moves the alias.
     const liveAlias = new Alias(this, "LiveAlias", {
       aliasName: LIVE_ALIAS_NAME,
       version: handler.currentVersion,
     });
-    return { handler, logGroup, liveAlias };
-  }
-
-  /**
-   * A role of our own instead of the default one, which carries the AWSLambdaBasicExecutionRole managed
-   * policy (log writes to every log group in the account): this one writes to its own and touches one table.
-   */
-  private createHandlerRole(logGroup: LogGroup, table: TableBase): Role {
-    const role = new Role(this, "HandlerRole", {
-      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Plant Store handler: its log group, PutItem and GetItem on the plants table",
-    });
-    logGroup.grantWrite(role);
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        // PutItem stores a plant; GetItem (after a failed condition) tells a replay from a conflict.
-        actions: ["dynamodb:PutItem", "dynamodb:GetItem"],
-        resources: [table.tableArn],
-      }),
-    );
-    return role;
+    return { handler, liveAlias };
   }
 
   /** The HTTP API: one gateway route per operation of the routes table, all served by the live alias. */
@@ -275,7 +235,7 @@ export class PlantStoreStack extends Stack {
     config: PlantStoreConfig,
     liveAlias: Alias,
     authorizer: IHttpRouteAuthorizer | undefined,
-  ): ApiParts {
+  ) {
     const api = new HttpApi(this, "Api", {
       description: `Plant Store: ${describeRoutes()}`,
       createDefaultStage: false,
@@ -297,12 +257,7 @@ export class PlantStoreStack extends Stack {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
     for (const { method, path } of ROUTES) {
-      api.addRoutes({
-        path,
-        methods: [HttpMethod[method]],
-        integration,
-        ...(authorizer ? { authorizer } : {}),
-      });
+      api.addRoutes({ path, methods: [HttpMethod[method]], integration, authorizer });
     }
     Validations.of(api).acknowledge({
       id: "AwsSolutions-APIG4",
@@ -311,107 +266,7 @@ export class PlantStoreStack extends Stack {
         "so that a missing or bad token gets the spec's Error body and a WWW-Authenticate header; a " +
         "gateway authorizer answers with its own body.",
     });
-    return { api, ...this.createStage(config, api) };
-  }
-
-  /** The `$default` stage: deployed on every change, throttled, one JSON access-log line per request. */
-  private createStage(config: PlantStoreConfig, api: HttpApi): Omit<ApiParts, "api"> {
-    const accessLogGroup = new LogGroup(this, "ApiAccessLogGroup", {
-      // Under /aws/vendedlogs/: covered by the account's CloudWatch Logs resource policy as it is
-      // (infra/rules/access-log-group-name.ts says why).
-      logGroupName: `${VENDED_LOGS_PREFIX}apigateway/${this.stackName}/access`,
-      retention: LOG_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const stage = new HttpStage(this, "DefaultStage", {
-      httpApi: api,
-      stageName: "$default",
-      autoDeploy: true,
-      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogGroup),
-        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
-      },
-    });
-    return { stage, accessLogGroup };
-  }
-
-  /** What `npm run token -- --stack`, docs/DEPLOY.md and the operator read after a deploy. */
-  private addOutputs(parts: {
-    table: TableBase;
-    handlerParts: HandlerParts;
-    apiParts: ApiParts;
-    dashboard: PlantStoreDashboard;
-    rollout: SafeRollout;
-    customDomain: CustomDomain | undefined;
-    tokenVerification: TokenVerification;
-    /** Where callers POST when not the execute-api URL: the distribution's, else the custom domain's. */
-    plantsUrl: string | undefined;
-  }): void {
-    const { table, handlerParts, apiParts, dashboard, rollout, customDomain, tokenVerification } = parts;
-    new CfnOutput(this, OUTPUT_KEYS.apiUrl, {
-      // The $default stage has no path segment of its own.
-      value: parts.plantsUrl ?? `${apiParts.api.apiEndpoint}/plants`,
-      description: "POST a NewPlant here with Authorization: Bearer <access token>",
-    });
-    if (customDomain?.dnsTargetToSet !== undefined) {
-      new CfnOutput(this, OUTPUT_KEYS.customDomainTarget, {
-        value: customDomain.dnsTargetToSet,
-        description: "Point the custom domain's DNS record here (a CNAME, or an alias record)",
-      });
-    }
-    new CfnOutput(this, OUTPUT_KEYS.dashboardUrl, { value: dashboard.url });
-    new CfnOutput(this, OUTPUT_KEYS.deploymentApplication, {
-      value: rollout.deploymentGroup.application.applicationName,
-    });
-    new CfnOutput(this, OUTPUT_KEYS.deploymentGroup, {
-      value: rollout.deploymentGroup.deploymentGroupName,
-      description: "The CodeDeploy deployment group that moves the live alias from version to version",
-    });
-    new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: tokenVerification.issuerUrl });
-    new CfnOutput(this, OUTPUT_KEYS.tableName, { value: table.tableName });
-    new CfnOutput(this, OUTPUT_KEYS.functionName, {
-      value: handlerParts.handler.functionName,
-      description: "The function whose live alias CodeDeploy moves; its published versions are kept",
-    });
-    new CfnOutput(this, OUTPUT_KEYS.functionLogGroupName, { value: handlerParts.logGroup.logGroupName });
-    new CfnOutput(this, OUTPUT_KEYS.accessLogGroupName, { value: apiParts.accessLogGroup.logGroupName });
-    if (tokenVerification.cognitoIssuer) addTokenIssuerOutputs(this, tokenVerification.cognitoIssuer);
-  }
-
-  private createTokenVerification(tokenIssuer: PlantStoreConfig["tokenIssuer"]): TokenVerification {
-    if (tokenIssuer.kind === "external") {
-      return {
-        cognitoIssuer: undefined,
-        issuerUrl: tokenIssuer.issuer,
-        environment: definedOnly({
-          JWT_ISSUER: tokenIssuer.issuer,
-          JWT_AUDIENCE: tokenIssuer.audience,
-          JWT_CLIENT_IDS: tokenIssuer.clientIds,
-          JWKS_URL: tokenIssuer.jwksUrl,
-          REQUIRED_SCOPE: tokenIssuer.requiredScope,
-        }),
-        keySetSource:
-          tokenIssuer.keySetFile === undefined
-            ? { kind: "read-at-deploy", jwksUrl: tokenIssuer.jwksUrl ?? wellKnownJwksUrl(tokenIssuer.issuer) }
-            : { kind: "file", ...tokenIssuer.keySetFile },
-      };
-    }
-    const cognitoIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
-      domainPrefix: tokenIssuer.domainPrefix,
-      retained: tokenIssuer.retained,
-    });
-    return {
-      cognitoIssuer,
-      issuerUrl: cognitoIssuer.issuerUrl,
-      environment: {
-        JWT_ISSUER: cognitoIssuer.issuerUrl,
-        // Cognito client-credentials access tokens carry no aud; client_id names the app client.
-        JWT_CLIENT_IDS: cognitoIssuer.client.userPoolClientId,
-        REQUIRED_SCOPE: DEFAULT_REQUIRED_SCOPE,
-      },
-      keySetSource: { kind: "read-at-deploy", jwksUrl: wellKnownJwksUrl(cognitoIssuer.issuerUrl) },
-    };
+    return api;
   }
 }
 
@@ -432,11 +287,6 @@ const ACCESS_LOG_FIELDS = {
   integrationError: "$context.integrationErrorMessage",
   error: "$context.error.message",
 };
-
-/** Where the handler reads the key set without JWKS_URL (lambda/config.ts): the issuer's well-known path. */
-function wellKnownJwksUrl(issuer: string): string {
-  return `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`;
-}
 
 function definedOnly(values: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(

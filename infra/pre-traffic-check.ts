@@ -1,13 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { Duration, RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
+import { Duration, Stack, Validations } from "aws-cdk-lib";
 import type { ILambdaDeploymentGroup } from "aws-cdk-lib/aws-codedeploy";
-import { Policy, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { type Alias, Architecture, type IFunction, LoggingFormat, Runtime } from "aws-cdk-lib/aws-lambda";
+import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { Alias, IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { ownFunction } from "./own-function.ts";
 import { PROBED_FUNCTION_VARIABLE } from "./pre-traffic-hook/environment.ts";
-import { dependOnRolePolicyOnly } from "./role-dependency.ts";
 
 const HOOK_ENTRY = fileURLToPath(new URL("./pre-traffic-hook/entry.ts", import.meta.url));
 
@@ -30,59 +29,46 @@ export interface PreTrafficCheckProps {
  */
 export class PreTrafficCheck extends Construct {
   readonly hook: NodejsFunction;
-  private readonly role: Role;
 
   constructor(scope: Construct, id: string, props: PreTrafficCheckProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, "LogGroup", {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.role = new Role(this, "Role", {
-      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: "Plant Store pre-traffic hook: invoke the new version, read and report its deployment",
-    });
-    logGroup.grantWrite(this.role);
     const { functionArn } = props.probedFunction;
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        // A qualified ARN: `<function>:<version>`. IAM cannot tell a version from an alias, so the alias
-        // `live` matches too; the hook invokes the version its deployment names, never the alias.
-        actions: ["lambda:InvokeFunction"],
-        resources: [`${functionArn}:*`],
-      }),
-    );
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.probedFunction.node.defaultChild as never)}.Arn>:*]`,
-      reason:
-        "lambda:InvokeFunction on the probed function's qualified ARNs only: each deploy publishes a new " +
-        "version, whose number is known only at deploy time.",
+    // A qualified ARN: `<function>:<version>`. IAM cannot tell a version from an alias, so the alias
+    // `live` matches too; the hook invokes the version its deployment names, never the alias.
+    const invoke = new PolicyStatement({
+      actions: ["lambda:InvokeFunction"],
+      resources: [`${functionArn}:*`],
     });
-
-    this.hook = new NodejsFunction(this, "Function", {
-      entry: HOOK_ENTRY,
-      handler: "handler",
-      runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: 256,
-      timeout: HOOK_TIMEOUT,
-      role: this.role,
-      logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      description:
-        "CodeDeploy BeforeAllowTraffic: the new version must answer a request without a token with 401",
-      environment: { [PROBED_FUNCTION_VARIABLE]: props.probedFunction.functionName },
-      bundling: {
-        format: OutputFormat.CJS,
-        minify: true,
-        target: "node24",
-        // The SDK clients are bundled at the versions the tests ran, not taken from the runtime.
-        externalModules: [],
-        // esbuild's list of what it wrote is noise in `cdk synth` and the tests; its warnings are not.
-        logLevel: LogLevel.WARNING,
-      },
+    const roleDescription =
+      "Plant Store pre-traffic hook: invoke the new version, read and report its deployment";
+    const probedId = Stack.of(this).getLogicalId(props.probedFunction.node.defaultChild as never);
+    this.hook = ownFunction(this, "", roleDescription, [invoke], (common) => {
+      Validations.of(common.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${probedId}.Arn>:*]`,
+        reason:
+          "lambda:InvokeFunction on the probed function's qualified ARNs only: each deploy publishes a new " +
+          "version, whose number is known only at deploy time.",
+      });
+      return new NodejsFunction(this, "Function", {
+        ...common,
+        entry: HOOK_ENTRY,
+        handler: "handler",
+        memorySize: 256,
+        timeout: HOOK_TIMEOUT,
+        description:
+          "CodeDeploy BeforeAllowTraffic: the new version must answer a request without a token with 401",
+        environment: { [PROBED_FUNCTION_VARIABLE]: props.probedFunction.functionName },
+        bundling: {
+          format: OutputFormat.CJS,
+          minify: true,
+          target: "node24",
+          // The SDK clients are bundled at the versions the tests ran, not taken from the runtime.
+          externalModules: [],
+          // esbuild's list of what it wrote is noise in `cdk synth` and the tests; its warnings are not.
+          logLevel: LogLevel.WARNING,
+        },
+      });
     });
-    dependOnRolePolicyOnly(this.hook, this.role);
   }
 
   /**
@@ -93,7 +79,6 @@ export class PreTrafficCheck extends Construct {
    */
   allowDeploymentAccess(deploymentGroup: ILambdaDeploymentGroup, alias: Alias): void {
     const policy = new Policy(this, "DeploymentAccess", {
-      roles: [this.role],
       statements: [
         new PolicyStatement({
           actions: ["codedeploy:GetDeployment", "codedeploy:PutLifecycleEventHookExecutionStatus"],
@@ -105,6 +90,7 @@ export class PreTrafficCheck extends Construct {
         }),
       ],
     });
+    this.hook.role?.attachInlinePolicy(policy);
     alias.node.defaultChild?.node.addDependency(policy);
   }
 }

@@ -84,25 +84,19 @@ export class SafeRollout extends Construct {
     });
     // The alias's ARN built from the function's: a Ref to the alias would make it depend on this role.
     const aliasArn = `${alias.version.lambda.functionArn}:${alias.aliasName}`;
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["lambda:GetAlias", "lambda:UpdateAlias", "lambda:GetProvisionedConcurrencyConfig"],
-        resources: [alias.version.lambda.functionArn, aliasArn],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [preTrafficHook.functionArn] }),
-    );
     // The rollback alarms' name prefix, not their ARNs: each deploy names new alarms, and a policy changed
     // seconds before CodeDeploy first reads them could still be propagating (a failed read stops the rollout).
     const alarmNamePattern = `${rollbackAlarmNamePrefix(stack.stackName)}*`;
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["cloudwatch:DescribeAlarms"],
-        resources: [
-          `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${alarmNamePattern}`,
-        ],
-      }),
+    const allow = (actions: string[], resources: string[]) =>
+      role.addToPrincipalPolicy(new PolicyStatement({ actions, resources }));
+    allow(
+      ["lambda:GetAlias", "lambda:UpdateAlias", "lambda:GetProvisionedConcurrencyConfig"],
+      [alias.version.lambda.functionArn, aliasArn],
+    );
+    allow(["lambda:InvokeFunction"], [preTrafficHook.functionArn]);
+    allow(
+      ["cloudwatch:DescribeAlarms"],
+      [`arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${alarmNamePattern}`],
     );
     // cdk-nag names the resource as synthesized: pseudo parameters, or an environment's own values.
     const shown = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);

@@ -16,27 +16,17 @@ export const MRSC_REGION_SETS: readonly (readonly string[])[] = [
 ];
 
 /** `-c regions=…`: a stack per Region, each on its own replica of one table (docs/DEPLOY.md, "Multi-Region"). */
-export interface MultiRegionConfig {
-  /** Three, or two with a witness; the first also holds the table's definition and the user pool. */
-  readonly regions: readonly string[];
-  readonly witnessRegion: string | undefined;
-  /** One name for every Region, with latency routing; `undefined` leaves each Region on its own URL. */
-  readonly domain: MultiRegionDomainConfig | undefined;
-}
-
-export interface MultiRegionDomainConfig {
-  readonly domainName: string;
-  readonly hostedZoneId: string;
-  /** Each Region's ACM certificate for `domainName`, by Region. */
-  readonly certificateArns: Readonly<Record<string, string>>;
-}
+export type MultiRegionConfig = NonNullable<ReturnType<typeof readMultiRegionConfig>>;
+/** One name for every Region, with latency routing; without it each Region is on its own URL. */
+export type MultiRegionDomainConfig = NonNullable<MultiRegionConfig["domain"]>;
 
 /**
  * `-c regions=r1,r2,r3`, or two Regions and `-c witnessRegion=`, all of one MRSC Region set; `undefined`
- * without `regions` (the single-Region stack). With `-c domainName=` it needs `hostedZoneId` (the latency
- * records) and `certificateArns`, one certificate per Region, each matched to its Region by its ARN.
+ * without `regions` (the single-Region stack). The first Region also holds the table's definition and the
+ * user pool. With `-c domainName=` it needs `hostedZoneId` (the latency records) and `certificateArns`, one
+ * certificate per Region, each matched to its Region by its ARN (`certificateArns`, by Region).
  */
-export function readMultiRegionConfig(read: ContextReader): MultiRegionConfig | undefined {
+export function readMultiRegionConfig(read: ContextReader) {
   const regionsText = text(read, "regions");
   const witnessRegion = text(read, "witnessRegion");
   if (regionsText === undefined) {

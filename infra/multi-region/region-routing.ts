@@ -1,30 +1,13 @@
-import { Duration, Stack } from "aws-cdk-lib";
-import type { HttpApi, HttpStage } from "aws-cdk-lib/aws-apigatewayv2";
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
-import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
-import {
-  AaaaRecord,
-  ARecord,
-  HealthCheck,
-  HealthCheckType,
-  HostedZone,
-  InsufficientDataHealthStatusEnum,
-  RecordTarget,
-} from "aws-cdk-lib/aws-route53";
-import { ApiGatewayv2DomainProperties } from "aws-cdk-lib/aws-route53-targets";
+import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
+import { HealthCheck, HealthCheckType, InsufficientDataHealthStatusEnum } from "aws-cdk-lib/aws-route53";
 import { Construct } from "constructs";
 import { METRICS_NAMESPACE } from "../../lambda/metrics.ts";
 import { SERVER_FAULT_ANSWER_PATTERN } from "../access-log-counts.ts";
 import type { MultiRegionDomainConfig } from "../config.ts";
-import { CustomDomain } from "../custom-domain.ts";
-
-export interface RegionRoutingProps {
-  readonly domain: MultiRegionDomainConfig;
-  readonly api: HttpApi;
-  readonly stage: HttpStage;
-  /** The stage's access log (infra/access-log-counts.ts), of which the health metric is made. */
-  readonly accessLogGroup: ILogGroup;
-}
+import { aliasRecords, CustomDomain } from "../custom-domain.ts";
+import type { PlantStoreStack } from "../plant-store-stack.ts";
 
 /**
  * The health alarm: the share of the Region's answers that are 5xx, any cause of ours (a 503 of a store
@@ -49,18 +32,16 @@ export const ENDPOINT_CHECK_FAILURES = 3;
  * endpoint accepts TCP connections on 443 (an endpoint that is down sends no metrics to alarm on).
  */
 export class RegionRouting extends Construct {
-  readonly customDomain: CustomDomain;
-  readonly healthAlarm: Alarm;
-  readonly healthCheck: HealthCheck;
-
-  constructor(scope: Construct, id: string, props: RegionRoutingProps) {
-    super(scope, id);
-    const { domain, api, stage, accessLogGroup } = props;
-    const region = Stack.of(this).region;
+  /** The health metric is made of `stack`'s access log (infra/access-log-counts.ts). */
+  constructor(stack: PlantStoreStack, id: string, domain: MultiRegionDomainConfig) {
+    super(stack, id);
+    const { api, stage, accessLogGroup, region } = stack;
     const certificateArn = domain.certificateArns[region];
     if (certificateArn === undefined) throw new Error(`no certificate for ${region}`);
-    this.customDomain = new CustomDomain(this, "CustomDomain", {
-      config: { domainName: domain.domainName, certificateArn, hostedZoneId: undefined },
+    const customDomain = new CustomDomain(this, "CustomDomain", {
+      domainName: domain.domainName,
+      certificateArn,
+      hostedZoneId: undefined,
       api,
       stage,
     });
@@ -73,13 +54,8 @@ export class RegionRouting extends Construct {
       metricValue: "1",
       defaultValue: 0,
     });
-    this.healthAlarm = new Alarm(this, "ServerErrorShare", {
-      metric: new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: serverFaults.metric().metricName,
-        statistic: "Average",
-        period: HEALTH_PERIOD,
-      }),
+    const healthAlarm = new Alarm(this, "ServerErrorShare", {
+      metric: serverFaults.metric({ statistic: "Average", period: HEALTH_PERIOD }),
       threshold: UNHEALTHY_5XX_SHARE,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: HEALTH_EVALUATION_PERIODS,
@@ -92,39 +68,27 @@ export class RegionRouting extends Construct {
     });
     const alarmCheck = new HealthCheck(this, "AlarmHealthCheck", {
       type: HealthCheckType.CLOUDWATCH_METRIC,
-      alarmIdentifier: { region, name: this.healthAlarm.alarmName },
+      alarmIdentifier: { region, name: healthAlarm.alarmName },
       insufficientDataHealthStatus: InsufficientDataHealthStatusEnum.HEALTHY,
     });
     const endpointCheck = new HealthCheck(this, "EndpointHealthCheck", {
       type: HealthCheckType.TCP,
-      fqdn: this.customDomain.domainName.regionalDomainName,
+      fqdn: customDomain.domainName.regionalDomainName,
       port: 443,
       requestInterval: ENDPOINT_CHECK_INTERVAL,
       failureThreshold: ENDPOINT_CHECK_FAILURES,
     });
-    this.healthCheck = new HealthCheck(this, "RegionHealthCheck", {
+    const healthCheck = new HealthCheck(this, "RegionHealthCheck", {
       type: HealthCheckType.CALCULATED,
       childHealthChecks: [alarmCheck, endpointCheck],
       healthThreshold: 2,
     });
 
-    // The regional domain is dual-stack (infra/custom-domain.ts): an A and an AAAA latency record, both
-    // following this Region's health.
-    const latencyRecord = {
-      zone: HostedZone.fromHostedZoneId(this, "HostedZone", domain.hostedZoneId),
-      // Fully qualified, as the single-Region record (infra/custom-domain.ts).
-      recordName: `${domain.domainName}.`,
-      target: RecordTarget.fromAlias(
-        new ApiGatewayv2DomainProperties(
-          this.customDomain.domainName.regionalDomainName,
-          this.customDomain.domainName.regionalHostedZoneId,
-        ),
-      ),
+    // Latency records, both following this Region's health.
+    aliasRecords(this, "LatencyRecord", domain.hostedZoneId, domain.domainName, customDomain.domainName, {
       region,
       setIdentifier: region,
-      healthCheck: this.healthCheck,
-    };
-    new ARecord(this, "LatencyRecord", latencyRecord);
-    new AaaaRecord(this, "LatencyRecordIpv6", latencyRecord);
+      healthCheck,
+    });
   }
 }

@@ -1,14 +1,18 @@
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { Billing, MultiRegionConsistency, TableEncryptionV2, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import type { Construct } from "constructs";
 import { addTokenIssuerOutputs, CognitoTokenIssuer } from "../cognito-token-issuer.ts";
 import type { MultiRegionConfig, PlantStoreConfig } from "../config.ts";
+import { PLANTS_PARTITION_KEY, PLANTS_TABLE_KEEPING } from "../plants-table.ts";
 import { OUTPUT_KEYS } from "../stack-outputs.ts";
-import { createGlobalPlantsTable } from "./global-plants-table.ts";
 
 export interface PlantStoreSharedStackProps extends StackProps {
   readonly config: PlantStoreConfig;
   readonly multiRegion: MultiRegionConfig;
-  /** The MRSC table's name; with `-c tableName=` the table exists already and is not created here. */
+  /**
+   * The MRSC table's fixed name: every Region's stack finds its replica by it (a replica has the table's
+   * name). With `-c tableName=` the table exists already and is not created here.
+   */
   readonly tableName: string;
 }
 
@@ -24,18 +28,25 @@ export class PlantStoreSharedStack extends Stack {
     super(scope, id, props);
     const { config, multiRegion, tableName } = props;
     if (config.existingTableName === undefined) {
-      createGlobalPlantsTable(this, "PlantsTable", {
+      // The plants table with multi-Region strong consistency: a write succeeds once it is durable in a
+      // second Region, and a strongly consistent read in any Region returns it. A replica in every serving
+      // Region but this one, each with the single-Region table's protection (PLANTS_TABLE_KEEPING); with
+      // two Regions, a witness.
+      new TableV2(this, "PlantsTable", {
         tableName,
-        regions: multiRegion.regions,
+        partitionKey: PLANTS_PARTITION_KEY,
+        billing: Billing.onDemand(),
+        // As the single-Region table: the AWS managed key aws/dynamodb, in each Region.
+        encryption: TableEncryptionV2.awsManagedKey(),
+        multiRegionConsistency: MultiRegionConsistency.STRONG,
+        replicas: multiRegion.regions.slice(1).map((region) => ({ region })),
         witnessRegion: multiRegion.witnessRegion,
+        ...PLANTS_TABLE_KEEPING,
       });
       new CfnOutput(this, OUTPUT_KEYS.tableName, { value: tableName });
     }
     if (config.tokenIssuer.kind === "cognito") {
-      this.tokenIssuer = new CognitoTokenIssuer(this, "TokenIssuer", {
-        domainPrefix: config.tokenIssuer.domainPrefix,
-        retained: config.tokenIssuer.retained,
-      });
+      this.tokenIssuer = new CognitoTokenIssuer(this, "TokenIssuer", config.tokenIssuer);
       addTokenIssuerOutputs(this, this.tokenIssuer);
       new CfnOutput(this, OUTPUT_KEYS.jwtIssuer, { value: this.tokenIssuer.issuerUrl });
     }

@@ -1,4 +1,4 @@
-import { type DeployRule, knownParts, referencedLogicalId, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, finding, knownParts, referencedLogicalId, resourcesOfType } from "./deploy-rule.ts";
 
 export const VENDED_LOGS_PREFIX = "/aws/vendedlogs/";
 
@@ -29,12 +29,11 @@ export const accessLogGroupName: DeployRule = {
       if (name?.startsWith(VENDED_LOGS_PREFIX)) return [];
       const arn = knownParts(settings.DestinationArn)?.parts.join("");
       if (logGroup === undefined && arn?.includes(`:log-group:${VENDED_LOGS_PREFIX}`)) return [];
-      return [
-        {
-          logicalId: logGroupId ?? stageId,
-          problem: `the access log group of stage ${stageId} is ${name === undefined ? "unnamed (a generated name)" : `named "${name}"`}, not under ${VENDED_LOGS_PREFIX}`,
-        },
-      ];
+      const named = name === undefined ? "unnamed (a generated name)" : `named "${name}"`;
+      return finding(
+        logGroupId ?? stageId,
+        `the access log group of stage ${stageId} is ${named}, not under ${VENDED_LOGS_PREFIX}`,
+      );
     });
   },
 };

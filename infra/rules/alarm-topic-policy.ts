@@ -1,4 +1,4 @@
-import { type DeployRule, referencedLogicalId, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, finding, referencedLogicalId, resourcesOfType } from "./deploy-rule.ts";
 
 interface Statement {
   Effect?: string;
@@ -38,14 +38,11 @@ export const alarmTopicPolicy: DeployRule = {
           asList(statement.Principal?.Service).includes("cloudwatch.amazonaws.com") &&
           asList(statement.Action).some((action) => action === "sns:Publish" || action === "sns:*"),
       );
-      return allowsCloudWatch
-        ? []
-        : [
-            {
-              logicalId: policyId,
-              problem: `the policy of alarm topic ${alarmTopic} does not allow cloudwatch.amazonaws.com to sns:Publish`,
-            },
-          ];
+      if (allowsCloudWatch) return [];
+      return finding(
+        policyId,
+        `the policy of alarm topic ${alarmTopic} does not allow cloudwatch.amazonaws.com to sns:Publish`,
+      );
     });
   },
 };

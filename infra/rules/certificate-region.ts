@@ -1,4 +1,4 @@
-import { type DeployRule, knownParts, resourcesOfType, type Template } from "./deploy-rule.ts";
+import { type DeployRule, finding, knownParts, resourcesOfType, type Template } from "./deploy-rule.ts";
 
 /** The Region and account of an ACM certificate ARN, `arn:<partition>:acm:<region>:<account>:certificate/<id>`. */
 export function certificateLocation(arn: string): { region: string; account: string } | undefined {
@@ -35,25 +35,15 @@ export const certificateRegion: DeployRule = {
       return configurations.flatMap(({ CertificateArn }) => {
         const arn = knownParts(CertificateArn)?.parts.join("");
         const location = arn === undefined ? undefined : certificateLocation(arn);
-        if (location === undefined) {
-          return [{ logicalId: id, problem: "the certificate ARN is not one synth can read" }];
-        }
+        if (location === undefined) return finding(id, "the certificate ARN is not one synth can read");
         if (region !== undefined && location.region !== region) {
-          return [
-            {
-              logicalId: id,
-              problem: `the certificate is in ${location.region}, the stack deploys to ${region}`,
-            },
-          ];
+          return finding(id, `the certificate is in ${location.region}, the stack deploys to ${region}`);
         }
-        return assertsRegion(template, location.region)
-          ? []
-          : [
-              {
-                logicalId: id,
-                problem: `no CloudFormation Rule asserts that the stack's Region is ${location.region}, the certificate's`,
-              },
-            ];
+        if (assertsRegion(template, location.region)) return [];
+        return finding(
+          id,
+          `no CloudFormation Rule asserts that the stack's Region is ${location.region}, the certificate's`,
+        );
       });
     });
   },

@@ -1,4 +1,4 @@
-import { type DeployRule, knownParts, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, finding, knownParts, resourcesOfType } from "./deploy-rule.ts";
 
 /** Cognito refuses a prefix containing any of these, anywhere in it. */
 export const COGNITO_RESERVED_WORDS = ["aws", "amazon", "cognito"] as const;
@@ -50,22 +50,15 @@ export const cognitoDomainPrefix: DeployRule = {
     return resourcesOfType(template, "AWS::Cognito::UserPoolDomain").flatMap(([id, domain]) => {
       if (domain.Properties?.CustomDomainConfig !== undefined) return [];
       const known = knownParts(domain.Properties?.Domain);
-      if (known === undefined) {
-        return [{ logicalId: id, problem: "the domain prefix is not a string or a join synth can read" }];
-      }
+      if (known === undefined)
+        return finding(id, "the domain prefix is not a string or a join synth can read");
       // Unresolved parts stand for lowercase hex digits, which hold no reserved word and no bad character.
       const sample = known.parts
         .map((part) => part ?? "0".repeat(UNRESOLVED_PART_LENGTH))
         .join(known.delimiter);
       const problem = domainPrefixProblem(sample);
-      return problem === undefined
-        ? []
-        : [
-            {
-              logicalId: id,
-              problem: `the domain prefix "${known.parts.map((part) => part ?? "<deploy-time>").join(known.delimiter)}" ${problem}`,
-            },
-          ];
+      const shown = known.parts.map((part) => part ?? "<deploy-time>").join(known.delimiter);
+      return finding(id, problem && `the domain prefix "${shown}" ${problem}`);
     });
   },
 };

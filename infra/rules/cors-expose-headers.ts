@@ -1,5 +1,5 @@
 import { CORS_EXPOSE_HEADERS } from "../cors.ts";
-import { type DeployRule, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, finding, resourcesOfType } from "./deploy-rule.ts";
 
 export const corsExposeHeaders: DeployRule = {
   id: "PlantStore-CorsExposesHeaders",
@@ -17,9 +17,8 @@ export const corsExposeHeaders: DeployRule = {
       if (cors === undefined) return [];
       const exposed = new Set((cors.ExposeHeaders ?? []).map((header) => header.toLowerCase()));
       const missing = CORS_EXPOSE_HEADERS.filter((header) => !exposed.has(header));
-      return missing.length === 0
-        ? []
-        : [{ logicalId: id, problem: `CORS is on but does not expose ${missing.join(", ")}` }];
+      if (missing.length === 0) return [];
+      return finding(id, `CORS is on but does not expose ${missing.join(", ")}`);
     });
   },
 };

@@ -42,6 +42,11 @@ export interface TemplateResource {
   readonly UpdatePolicy?: Record<string, unknown>;
 }
 
+/** What a check returns for one resource: its finding when it has a `problem`, else none. */
+export function finding(logicalId: string, problem: string | undefined): RuleFinding[] {
+  return problem === undefined ? [] : [{ logicalId, problem }];
+}
+
 /** The resources of `type`, as [logical id, resource] pairs. */
 export function resourcesOfType(template: Template, type: string): [string, TemplateResource][] {
   return Object.entries(template.Resources ?? {}).filter(([, resource]) => resource.Type === type);

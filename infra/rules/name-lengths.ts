@@ -1,4 +1,4 @@
-import { type DeployRule, knownParts, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, finding, knownParts, resourcesOfType } from "./deploy-rule.ts";
 
 /** The names the stack may set explicitly, and the longest each service accepts. */
 export const NAME_LIMITS = [
@@ -37,14 +37,8 @@ export const nameLengths: DeployRule = {
         const length =
           known.parts.reduce((sum, part) => sum + (part?.length ?? UNRESOLVED_PART_MAX_LENGTH), 0) +
           known.delimiter.length * (known.parts.length - 1);
-        return length <= max
-          ? []
-          : [
-              {
-                logicalId: id,
-                problem: `${property} may be ${length} characters long, over ${type}'s ${max}`,
-              },
-            ];
+        if (length <= max) return [];
+        return finding(id, `${property} may be ${length} characters long, over ${type}'s ${max}`);
       }),
     );
   },

@@ -1,5 +1,6 @@
 import {
   type DeployRule,
+  finding,
   referencedLogicalId,
   resourcesOfType,
   type TemplateResource,
@@ -47,12 +48,7 @@ export const rollbackAlarms: DeployRule = {
         const alarmId = referencedLogicalId(Name);
         const alarm = alarmId === undefined ? undefined : template.Resources?.[alarmId];
         if (alarmId === undefined || alarm === undefined) {
-          return [
-            {
-              logicalId: groupId,
-              problem: `rollback alarm ${JSON.stringify(Name)} is not one of the stack's`,
-            },
-          ];
+          return finding(groupId, `rollback alarm ${JSON.stringify(Name)} is not one of the stack's`);
         }
         const metrics = watchedMetrics(alarm);
         const perVersion = metrics.every((dimensions) =>
@@ -66,9 +62,8 @@ export const rollbackAlarms: DeployRule = {
             ? ""
             : "keeps its name (and state) from one version to the next",
         ].filter((problem) => problem !== "");
-        return problems.length === 0
-          ? []
-          : [{ logicalId: alarmId, problem: `rollback alarm ${alarmId} ${problems.join(" and ")}` }];
+        if (problems.length === 0) return [];
+        return finding(alarmId, `rollback alarm ${alarmId} ${problems.join(" and ")}`);
       });
     });
   },

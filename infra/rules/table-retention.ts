@@ -1,4 +1,4 @@
-import { type DeployRule, resourcesOfType, type TemplateResource } from "./deploy-rule.ts";
+import { type DeployRule, finding, resourcesOfType, type TemplateResource } from "./deploy-rule.ts";
 
 /**
  * Why Retain and not RetainExceptOnCreate: a deletion-protected table whose stack's first create fails is
@@ -43,7 +43,7 @@ export const tableRetention: DeployRule = {
           ? ""
           : "the table has a fixed TableName",
       ].filter((problem) => problem !== "");
-      return problems.length === 0 ? [] : [{ logicalId: id, problem: problems.join("; ") }];
+      return finding(id, problems.join("; ") || undefined);
     });
   },
 };

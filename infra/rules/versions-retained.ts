@@ -1,4 +1,4 @@
-import { type DeployRule, referencedLogicalId, resourcesOfType } from "./deploy-rule.ts";
+import { type DeployRule, finding, referencedLogicalId, resourcesOfType } from "./deploy-rule.ts";
 
 export const versionsRetained: DeployRule = {
   id: "PlantStore-VersionsRetained",
@@ -18,14 +18,8 @@ export const versionsRetained: DeployRule = {
       const version = versionId === undefined ? undefined : template.Resources?.[versionId];
       if (versionId === undefined || version === undefined) return [];
       const kept = version.DeletionPolicy === "Retain" || version.DeletionPolicy === "RetainExceptOnCreate";
-      return kept && version.UpdateReplacePolicy === "Retain"
-        ? []
-        : [
-            {
-              logicalId: versionId,
-              problem: `published version ${versionId} is deleted when a deploy replaces it`,
-            },
-          ];
+      if (kept && version.UpdateReplacePolicy === "Retain") return [];
+      return finding(versionId, `published version ${versionId} is deleted when a deploy replaces it`);
     });
   },
 };
