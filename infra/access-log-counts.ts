@@ -1,9 +1,8 @@
 import { Duration } from "aws-cdk-lib";
 import type { IMetric } from "aws-cdk-lib/aws-cloudwatch";
-import { FilterPattern, MetricFilter } from "aws-cdk-lib/aws-logs";
+import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { METRICS_NAMESPACE } from "../lambda/metrics.ts";
-import type { PlantStoreStack } from "./plant-store-stack.ts";
 
 /**
  * The stage's access log (one JSON line per request, infra/plant-store-stack.ts, ACCESS_LOG_FIELDS) tells
@@ -42,7 +41,12 @@ export const SERVER_FAULT_ANSWER_PATTERN = '{ ($.status = "5*") && ($.integratio
 export class AccessLogCount extends Construct {
   readonly metric: IMetric;
 
-  constructor(stack: PlantStoreStack, id: string, count: { metricName: string; filterPattern: string }) {
+  /** `stack` is the PlantStoreStack, named by what is read of it (its module imports this one). */
+  constructor(
+    stack: Construct & { accessLogGroup: ILogGroup; api: { apiId: string } },
+    id: string,
+    count: { metricName: string; filterPattern: string },
+  ) {
     super(stack, id);
     const filter = new MetricFilter(this, "Filter", {
       logGroup: stack.accessLogGroup,
