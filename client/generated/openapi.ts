@@ -30,10 +30,10 @@ export interface components {
         /** @description Tag that specifies the type of the plant. 1 to 64 characters of well-formed Unicode, a PlantText. */
         PlantTag: string & components["schemas"]["PlantText"];
         /**
-         * @description What names and tags must be, beyond their length: not blank (whitespace only), no control
+         * @description What every text of a plant must be, beyond its length: not blank (whitespace only), no control
          *     characters (U+0000–U+001F, U+007F–U+009F), and no U+FFFD. API Gateway hands a JSON body to the
-         *     function as text, each byte sequence that was not UTF-8 replaced by U+FFFD: a name holding it
-         *     was not sent as UTF-8, and storing it would make different names equal. Each rule is refused
+         *     function as text, each byte sequence that was not UTF-8 replaced by U+FFFD: a text holding it
+         *     was not sent as UTF-8, and storing it would make different texts equal. Each rule is refused
          *     with a 400 whose message names the field and is the rule's `x-refusal`.
          */
         PlantText: unknown & unknown & unknown;
@@ -63,7 +63,7 @@ export interface components {
     responses: {
         /**
          * @description The body is not a valid NewPlant (malformed JSON, missing or wrong field, unknown or duplicate
-         *     property, a name or tag that is blank or holds control characters or U+FFFD), or it is not valid
+         *     property, a text field that is blank or holds control characters or U+FFFD), or it is not valid
          *     UTF-8, or a base64-encoded body is not valid base64 (RFC 4648 §3.3); or the Authorization header
          *     names Bearer but is malformed (two values, a tab after the scheme, no token), answered with
          *     `WWW-Authenticate: Bearer realm="plants", error="invalid_request"`.
@@ -112,7 +112,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A plant with this id exists with another name or tag. Nothing was changed. */
+        /** @description A plant with this id exists with another value in some field. Nothing was changed. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
