@@ -4,6 +4,7 @@
  * was (its token, other calls). The client's own signal stops its calls the same way. Time is the fake
  * clock's: "at once" is "before the clock moved".
  */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../support/fake-clock.ts";
 import {
@@ -11,10 +12,12 @@ import {
   clientOnFakes,
   failing,
   failureOf,
+  inTurn,
   letRun,
   neverAnswers,
   START,
   settle,
+  storesPlant,
   tokenAnswer,
 } from "./fakes.ts";
 
@@ -79,4 +82,16 @@ describe("an abort, of a create's own signal or of the client's", () => {
       expect(plantRequests()).toHaveLength(posts);
     },
   );
+});
+
+it("leaves no listener on a caller's signal or the client's once its calls are over, answered or refused", async () => {
+  const clientSignal = new AbortController().signal;
+  const callSignal = new AbortController().signal;
+  const { create } = clientOnFakes({
+    answerPlants: inTurn(storesPlant, failing(409), storesPlant),
+    options: { signal: clientSignal },
+  });
+  for (const id of [1n, 2n, 3n]) await create(fern(id), { signal: callSignal }).catch(() => undefined);
+  expect(getEventListeners(callSignal, "abort")).toEqual([]);
+  expect(getEventListeners(clientSignal, "abort")).toEqual([]);
 });
