@@ -51,17 +51,17 @@ export async function saveLocalClient(
 
 /** The client saved in the data dir by `npm start`, or undefined when none is (or it is unreadable). */
 export async function readLocalClient(dataDir: string): Promise<LocalClient | undefined> {
-  let parsed: Partial<LocalClient>;
+  let parsed: Partial<LocalClient> | null;
   try {
-    parsed = JSON.parse(await readFile(localClientPath(dataDir), "utf8")) as Partial<LocalClient>;
+    parsed = JSON.parse(await readFile(localClientPath(dataDir), "utf8")) as Partial<LocalClient> | null;
   } catch {
     return undefined;
   }
-  const { baseUrl, clientId, clientSecret, tokenUrl } = parsed;
+  const { baseUrl, clientId, clientSecret, tokenUrl } = parsed ?? {};
   if (typeof clientId !== "string" || typeof clientSecret !== "string" || typeof tokenUrl !== "string") {
     return undefined;
   }
-  if (clientSecret.length < 32) return undefined;
+  if (clientSecret.length < 32 || !URL.canParse(tokenUrl)) return undefined;
   // A client.json of an older start has no baseUrl: the local run serves the API beside its token endpoint.
   return {
     baseUrl: typeof baseUrl === "string" ? baseUrl : new URL(tokenUrl).origin,

@@ -19,12 +19,20 @@ it("keeps the secret across starts, rewrites the base and token URLs, and stays 
   expect(JSON.parse(await readFile(localClientPath(dataDir), "utf8"))).toEqual(second);
 });
 
-it("makes a new secret when the file holds none worth keeping", async () => {
+const goodSecret = "a".repeat(64);
+it.each([
+  ["a short secret", '{"clientId":"plant-store-local","clientSecret":"short","tokenUrl":"x"}'],
+  ["null", "null"],
+  ["an array", "[]"],
+  ["no JSON", "{"],
+  [
+    "a token URL that is no URL",
+    `{"clientId":"plant-store-local","clientSecret":"${goodSecret}","tokenUrl":"x"}`,
+  ],
+])("makes a new secret when the file holds none worth keeping: %s", async (_, contents) => {
   const dataDir = await tempDataDir();
-  await writeFile(
-    localClientPath(dataDir),
-    '{"clientId":"plant-store-local","clientSecret":"short","tokenUrl":"x"}',
-  );
+  await writeFile(localClientPath(dataDir), contents);
+  expect(await readLocalClient(dataDir)).toBeUndefined();
   const client = await saveLocalClient(dataDir, urls(1111));
   expect(client.clientSecret).toMatch(/^[0-9a-f]{64}$/);
 });
