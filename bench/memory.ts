@@ -61,14 +61,16 @@ export function chooseMemorySize(rows: MemoryRow[]): { memoryMb?: number; reason
   const fastEnough = candidates.filter((row) => firstOf(row) <= CHOICE_RULE.firstAnswerWithin * best);
   const cheapEnough = candidates.filter((row) => costOf(row) <= CHOICE_RULE.costWithin * cheapest);
   const sizes = (list: MemoryRow[]) => list.map((row) => row.memoryMb).join(", ") || "none";
+  const within = (bound: number) => `${Math.round((bound - 1) * 100)}%`;
+  const costWithin = within(CHOICE_RULE.costWithin);
   const reason =
-    `first answer within 10% of the best: ${sizes(fastEnough)} MB; ` +
-    `cost within 5%: ${sizes(cheapEnough)} MB`;
+    `first answer within ${within(CHOICE_RULE.firstAnswerWithin)} of the best: ${sizes(fastEnough)} MB; ` +
+    `cost within ${costWithin}: ${sizes(cheapEnough)} MB`;
   const both = fastEnough.find((row) => cheapEnough.includes(row));
   if (both !== undefined) return { memoryMb: both.memoryMb, reason };
   const fastest = [...cheapEnough].sort((a, b) => firstOf(a) - firstOf(b))[0];
   return {
     ...(fastest ? { memoryMb: fastest.memoryMb } : {}),
-    reason: `${reason}; none both, so the fastest within 5%`,
+    reason: `${reason}; none both, so the fastest within ${costWithin}`,
   };
 }
