@@ -8,14 +8,12 @@
  *   own so that the refusals' messages load with the first refused body (lambda/request/schema-refusals.ts);
  * - plant-schema.ts: the NewPlant and Plant types (`id` a bigint) and PLANT_FIELDS, the list of a plant's
  *   stored fields that the replay check, the DynamoDB item and the conflict message are made from.
- * (The client's types are tools/generate-client.ts's.) `npm run generate` rewrites them
- * (`-- --openapi <file> --out <dir>` points it elsewhere); a test fails when a committed file differs from
- * what the OpenAPI document gives.
+ * (The client's types are tools/generate-client.ts's.) `npm run generate` rewrites them; a test fails
+ * when a committed file differs from what the OpenAPI document gives.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { _, Ajv, type KeywordCxt } from "ajv";
 import standalone from "ajv/dist/standalone/index.js";
 import { parse } from "yaml";
@@ -309,10 +307,5 @@ export function writeGeneratedFiles(openApiPath = OPENAPI_PATH, outputDir = GENE
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
-    options: { openapi: { type: "string" }, out: { type: "string" } },
-  });
-  for (const path of writeGeneratedFiles(values.openapi, values.out)) {
-    console.log(`wrote ${path}`);
-  }
+  for (const path of writeGeneratedFiles()) console.log(`wrote ${path}`);
 }
