@@ -5,7 +5,7 @@
  * says why, without a fetch; a weak key accepts no token, not even one forged the way its weakness allows.
  * aws-jwt-verify alone would refuse the whole set for one malformed key, and take weak and private ones.
  */
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { createAuthenticator } from "../../lambda/auth/authenticate.ts";
 import { MAX_KEYS_IN_KEY_SET } from "../../lambda/auth/key-set.ts";
@@ -20,15 +20,19 @@ import { expectBearerChallenge, expectErrorAnswer, expectRetryAfter } from "../s
 import {
   accessTokenClaims,
   base64url,
+  generateKeys,
   jwsSignature,
   signingInput,
   weakKeys,
 } from "../support/forged-tokens.ts";
 import { captureLogs, type LogCapture } from "../support/log-capture.ts";
 
-const good = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const [good, other, weakOnes] = await Promise.all([
+  generateKeys("rsa", { modulusLength: 2048 }),
+  generateKeys("rsa", { modulusLength: 2048 }),
+  weakKeys(),
+]);
 const goodJwk = { ...good.publicKey.export({ format: "jwk" }), kid: "good", alg: "RS256", use: "sig" };
-const other = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const publicOf = (key: KeyObject, members: object) => ({ ...key.export({ format: "jwk" }), ...members });
 
 let jwks: JwksServer;
@@ -119,7 +123,7 @@ describe("a key left out beside a good one: its reason logged once and told to i
 });
 
 describe("weak keys are never trusted", () => {
-  test.each(weakKeys().map((key) => [key.kid, key] as const))(
+  test.each(weakOnes.map((key) => [key.kid, key] as const))(
     "%s: its forgery is refused",
     async (_kid, weak) => {
       const answer = functionServing([goodJwk, weak.publicJwk]);
@@ -135,7 +139,7 @@ describe("weak keys are never trusted", () => {
     n[n.length - 1] = (n.at(-1) ?? 0) & 0xfe;
     const e = (value: number) =>
       base64url(Buffer.from(value.toString(16).padStart(8, "0"), "hex").subarray(value > 0xffff ? 0 : 1));
-    const large = generateKeyPairSync("rsa", { modulusLength: 3072, publicExponent: 3 });
+    const large = await generateKeys("rsa", { modulusLength: 3072, publicExponent: 3 });
     const answer = functionServing([
       goodJwk,
       { kty: "RSA", kid: "even", n: base64url(n), e: "AQAB" },

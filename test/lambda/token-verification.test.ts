@@ -4,7 +4,7 @@
  * and for each refusal the status, challenge and message. Forgeries are signed for real: by another key, by
  * the issuer's key under an alg that does not fit it, or HMAC-signed with the public key as the secret.
  */
-import { constants, createHmac, generateKeyPairSync, sign } from "node:crypto";
+import { constants, createHmac, sign } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ApiGatewayResult } from "../../lambda/http/api-gateway.ts";
 import { createTokenIssuer, generateSigningKey, LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
@@ -14,6 +14,7 @@ import { expectBearerChallenge, expectErrorAnswer } from "../support/answers.ts"
 import {
   accessTokenClaims,
   base64url,
+  generateKeys,
   jwsSignature,
   keysOfEveryType,
   type PublishedKey,
@@ -27,7 +28,7 @@ let keys: PublishedKey[];
 let nextId = 1;
 
 beforeAll(async () => {
-  keys = keysOfEveryType();
+  keys = await keysOfEveryType();
   harness = await startHarness({ JWT_AUDIENCE: `${AUDIENCE},other-api` });
   harness.jwks.setKeys({ keys: keys.map((key) => key.publicJwk) });
 });
@@ -116,7 +117,7 @@ describe("forgeries: 401 invalid_token, the reason named", () => {
   });
 
   test("another key under the issuer's kid, or a changed payload: bad signature", async () => {
-    const attacker = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+    const attacker = (await generateKeys("rsa", { modulusLength: 2048 })).privateKey;
     const input = signingInput({ alg: "RS256", kid: "RSA-alg" }, accessTokenClaims({ aud: AUDIENCE }));
     await expectRefused(
       answer(`${input}.${base64url(sign("sha256", Buffer.from(input), attacker))}`),

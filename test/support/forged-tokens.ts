@@ -2,18 +2,20 @@
  * Tokens an attacker (or a misconfigured issuer) could present: signed with any key and any claims,
  * unsigned (`alg: none`), or HMAC-signed with the issuer's public key as the secret.
  */
-import {
-  createHash,
-  generateKeyPairSync,
-  type JsonWebKey,
-  type KeyObject,
-  randomUUID,
-  sign,
-} from "node:crypto";
+import { createHash, generateKeyPair, type JsonWebKey, type KeyObject, randomUUID, sign } from "node:crypto";
+import { promisify } from "node:util";
 import { importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
 import { DEFAULT_REQUIRED_SCOPE } from "../../lambda/defaults.ts";
 import { LOCAL_CLIENT_ID } from "../../local/token-issuer.ts";
 import { TEST_ISSUER } from "../../support/harness.ts";
+
+/**
+ * node:crypto's generateKeyPair as a promise, the only way tests make keys. On Node 20, exporting a JWK of
+ * a key from generateKeyPairSync deadlocks when a garbage collection during the export frees the job that
+ * made the key: the job's destructor waits for the key's lock, which the export holds. The test file then
+ * hangs in its import or a test, and no vitest timeout fires. biome.json refuses generateKeyPairSync.
+ */
+export const generateKeys = promisify(generateKeyPair);
 
 /** The claims of a good access token, a minute old and valid for an hour, with `overrides` applied. */
 export function accessTokenClaims(overrides: JWTPayload = {}): JWTPayload {
@@ -79,26 +81,27 @@ export interface PublishedKey {
 }
 
 const KEY_TYPES = [
-  { type: "RSA", naturalAlg: "RS256", pair: () => generateKeyPairSync("rsa", { modulusLength: 2048 }) },
-  { type: "P-256", naturalAlg: "ES256", pair: () => generateKeyPairSync("ec", { namedCurve: "P-256" }) },
-  { type: "P-384", naturalAlg: "ES384", pair: () => generateKeyPairSync("ec", { namedCurve: "P-384" }) },
-  { type: "P-521", naturalAlg: "ES512", pair: () => generateKeyPairSync("ec", { namedCurve: "P-521" }) },
-  { type: "Ed25519", naturalAlg: "EdDSA", pair: () => generateKeyPairSync("ed25519") },
+  { type: "RSA", naturalAlg: "RS256", pair: () => generateKeys("rsa", { modulusLength: 2048 }) },
+  { type: "P-256", naturalAlg: "ES256", pair: () => generateKeys("ec", { namedCurve: "P-256" }) },
+  { type: "P-384", naturalAlg: "ES384", pair: () => generateKeys("ec", { namedCurve: "P-384" }) },
+  { type: "P-521", naturalAlg: "ES512", pair: () => generateKeys("ec", { namedCurve: "P-521" }) },
+  { type: "Ed25519", naturalAlg: "EdDSA", pair: () => generateKeys("ed25519") },
 ] as const;
 
 /**
  * A key of every type a key set may hold, each published twice: with `alg` (as Cognito's) and
  * without (as Microsoft Entra ID's), under kids `<type>-alg` and `<type>-no-alg`: each verifies its tokens.
  */
-export function keysOfEveryType(): PublishedKey[] {
-  return KEY_TYPES.flatMap(({ type, naturalAlg, pair }) => {
-    const { publicKey, privateKey } = pair();
+export async function keysOfEveryType(): Promise<PublishedKey[]> {
+  const keys = KEY_TYPES.map(async ({ type, naturalAlg, pair }) => {
+    const { publicKey, privateKey } = await pair();
     const jwk = publicKey.export({ format: "jwk" });
     return [
       { kid: `${type}-alg`, publicJwk: { ...jwk, kid: `${type}-alg`, alg: naturalAlg, use: "sig" } },
       { kid: `${type}-no-alg`, publicJwk: { ...jwk, kid: `${type}-no-alg` } },
     ].map((published) => ({ ...published, type, naturalAlg, privateKey }));
   });
+  return (await Promise.all(keys)).flat();
 }
 
 /**
@@ -145,12 +148,10 @@ export interface WeakKey {
  * One RSA key of each weakness: moduli of 512 and 1024 bits (forged with their private keys, as anyone
  * could factor them), e = 1 (the signature is the padded digest itself), an exponent of 3,064 bits.
  */
-export function weakKeys(): WeakKey[] {
-  const rsaKey = (bits: number) => generateKeyPairSync("rsa", { modulusLength: bits });
+export async function weakKeys(): Promise<WeakKey[]> {
+  const rsaKey = (bits: number) => generateKeys("rsa", { modulusLength: bits });
   const signedBy = (key: KeyObject) => (input: string) => sign("sha256", Buffer.from(input), key);
-  const rsa512 = rsaKey(512);
-  const rsa1024 = rsaKey(1024);
-  const rsa2048 = rsaKey(2048);
+  const [rsa512, rsa1024, rsa2048] = await Promise.all([rsaKey(512), rsaKey(1024), rsaKey(2048)]);
   const modulus = rsa2048.publicKey.export({ format: "jwk" }).n;
   return [
     {
