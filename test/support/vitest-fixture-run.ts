@@ -18,7 +18,7 @@ export async function vitestOutputOf(fixture: string): Promise<string> {
     await writeFile(
       config,
       `import project from ${JSON.stringify(join(REPO, "vitest.config.ts"))};\n` +
-        `export default { ...project, test: { ...project.test, root: ${JSON.stringify(REPO)}, include: [${JSON.stringify(fixture)}] } };\n`,
+        `export default { ...project, test: { ...project.test, projects: undefined, root: ${JSON.stringify(REPO)}, include: [${JSON.stringify(fixture)}] } };\n`,
     );
     // The child is a vitest of its own: none of this run's VITEST_* variables.
     const env = Object.fromEntries(
