@@ -4,8 +4,8 @@ import { HOOK_TIMEOUT_MS, TEST_TIMEOUT_MS } from "./test/support/timeouts.ts";
 
 export default defineConfig({
   test: {
-    // Many files spend their time waiting on child processes (npm start, synth) and sockets, not on the
-    // CPU: one worker more than the cores finishes the suite in ~35 s instead of ~60 s on two cores.
+    // Many files spend their time waiting on child processes (npm start, npm pack, cfn-lint) and sockets,
+    // not on the CPU: one worker more than the cores keeps the cores busy while they wait.
     maxWorkers: availableParallelism() + 1,
     // The results only: a test's log lines, its own and those of the code it runs (setup file below), are
     // printed beside its failure, and dropped when it passes.
