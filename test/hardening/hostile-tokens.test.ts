@@ -8,7 +8,14 @@
  * Refused means 400, 401, 403, or the 503 of the refetch window for an unknown kid: never 200 or a 500.
  * `npm run fuzz` runs a larger corpus; FUZZ_SEED explores another one.
  */
-import { constants, createHmac, createPublicKey, type KeyObject, sign } from "node:crypto";
+import {
+  constants,
+  createHmac,
+  createPublicKey,
+  type KeyObject,
+  type KeyPairKeyObjectResult,
+  sign,
+} from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Handler } from "../../lambda/http/create-handler.ts";
@@ -30,11 +37,7 @@ const AUDIENCE = "plant-store-api";
 const ALGS = ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "EdDSA"];
 const NOW = Math.floor(Date.now() / 1000);
 
-interface KeyPair {
-  publicKey: KeyObject;
-  privateKey: KeyObject;
-}
-const pair = (type: "rsa" | "ec" | "ed25519" | "ed448", option?: number | string): Promise<KeyPair> =>
+const pair = (type: "rsa" | "ec" | "ed25519" | "ed448", option?: number | string) =>
   type === "rsa"
     ? generateKeys("rsa", { modulusLength: Number(option ?? 2048) })
     : type === "ec"
@@ -52,7 +55,7 @@ interface SigningKey {
 
 const key = async (
   kid: string,
-  keyPair: KeyPair | Promise<KeyPair>,
+  keyPair: KeyPairKeyObjectResult | Promise<KeyPairKeyObjectResult>,
   algs: string[],
   members: object = {},
 ): Promise<SigningKey> => {
